@@ -1,0 +1,3 @@
+// Package examples holds runnable programs: examples/server is the reference
+// server configured by environment variables.
+package examples

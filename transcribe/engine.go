@@ -1,0 +1,161 @@
+package transcribe
+
+import (
+	"context"
+	"time"
+)
+
+// PCM is decoded audio: 16-bit signed samples, one slice per channel, all
+// channels of equal length.
+type PCM struct {
+	SampleRate int
+	Channels   [][]int16
+}
+
+// Duration returns the length of the audio.
+func (p *PCM) Duration() time.Duration {
+	if p == nil || len(p.Channels) == 0 || p.SampleRate == 0 {
+		return 0
+	}
+	return time.Duration(len(p.Channels[0])) * time.Second / time.Duration(p.SampleRate)
+}
+
+// Mono returns the channels averaged into one.
+func (p *PCM) Mono() []int16 {
+	if len(p.Channels) == 1 {
+		return p.Channels[0]
+	}
+	if len(p.Channels) == 0 {
+		return nil
+	}
+	out := make([]int16, len(p.Channels[0]))
+	n := len(p.Channels)
+	for i := range out {
+		s := 0
+		for _, c := range p.Channels {
+			s += int(c[i])
+		}
+		out[i] = int16(s / n)
+	}
+	return out
+}
+
+// Decoder turns a media file into PCM at the given sample rate.
+//
+//   - Decode returns a *MediaError for empty, truncated or undecodable
+//     media and for unsupported formats, so the transcript fails with a
+//     reason rather than the worker crashing.
+//   - keepChannels false mixes down to one channel.
+type Decoder interface {
+	Decode(ctx context.Context, path string, sampleRate int, keepChannels bool) (*PCM, error)
+}
+
+// RecognizerFeatures says what a Recognizer can do; conformance tests and
+// the Service read it instead of guessing.
+type RecognizerFeatures struct {
+	SampleRate     int      // the sample rate Recognize wants (e.g. 16000)
+	WordTimestamps bool     // words carry start/end times
+	WordConfidence bool     // words carry real confidences
+	WordBoost      bool     // RecognizeOptions.WordBoost biases the search
+	Disfluencies   bool     // can emit filler words (um, uh, ...)
+	Streaming      bool     // implements StreamRecognizer
+	Languages      []string // language codes it can transcribe ("en")
+}
+
+// RecognizeOptions are per-request recognizer options.
+type RecognizeOptions struct {
+	LanguageCode string
+	WordBoost    []string // spoken-form terms, from word_boost and keyterms_prompt
+	BoostParam   string   // low, default or high
+}
+
+// Recognition is the result of recognizing one channel.
+type Recognition struct {
+	// Words are lowercase, unpunctuated recognized words with times in
+	// milliseconds from the start of the given audio.
+	Words []Word
+	// Model names the engine and model used (speech_model_used).
+	Model string
+}
+
+// Recognizer is a batch speech recognizer. Implementations are safe for
+// concurrent use (pool decoders internally) and load heavy models once.
+//
+//   - Recognize returns words in time order, lowercase, without
+//     punctuation. Silence yields zero words and a nil error.
+//   - It returns an error wrapping ErrUnavailable when its library or model
+//     is missing, and ctx.Err() when cancelled.
+type Recognizer interface {
+	Recognize(ctx context.Context, audio []int16, opts RecognizeOptions) (*Recognition, error)
+	Features() RecognizerFeatures
+	Close() error
+}
+
+// StreamOptions configure one streaming session.
+type StreamOptions struct {
+	SampleRate int
+	WordBoost  []string
+}
+
+// Hypothesis is the current or final text of an utterance in a stream.
+// Word times are milliseconds since the stream started.
+type Hypothesis struct {
+	Words []Word
+}
+
+// Stream is one cheap, per-session incremental decoder. Not safe for
+// concurrent use.
+//
+//   - Write feeds samples at StreamOptions.SampleRate.
+//   - Partial returns the current hypothesis of the open utterance.
+//   - EndUtterance closes the open utterance and returns its final words;
+//     the next Write starts a new utterance.
+//   - Close releases the stream (its decoder goes back to the pool).
+type Stream interface {
+	Write(samples []int16) error
+	Partial() (Hypothesis, error)
+	EndUtterance() (Hypothesis, error)
+	Close() error
+}
+
+// StreamRecognizer is the optional streaming extension of Recognizer,
+// found by type assertion.
+type StreamRecognizer interface {
+	Recognizer
+	NewStream(ctx context.Context, opts StreamOptions) (Stream, error)
+}
+
+// Event names what a Notification reports.
+type Event string
+
+// Notification events.
+const (
+	EventTranscript    Event = "transcript"     // completed or error
+	EventRedactedAudio Event = "redacted_audio" // redacted audio is ready
+)
+
+// Notification asks a Notifier to tell webhook_url about a transcript.
+type Notification struct {
+	Event        Event
+	TranscriptID string
+	ProjectID    string
+	Status       Status // for EventTranscript
+	URL          string // webhook_url with its query intact
+	HeaderName   string // webhook_auth_header_name, or ""
+	HeaderValue  string // webhook_auth_header_value
+	// RedactedAudioURL is set for EventRedactedAudio.
+	RedactedAudioURL string
+}
+
+// Notifier sends completion notifications. Notify should return quickly;
+// delivery and retries may happen in the background. The Service calls it
+// after the transcript's final state is stored.
+type Notifier interface {
+	Notify(ctx context.Context, n Notification) error
+}
+
+// NotifierFunc adapts a function to Notifier.
+type NotifierFunc func(ctx context.Context, n Notification) error
+
+// Notify calls f.
+func (f NotifierFunc) Notify(ctx context.Context, n Notification) error { return f(ctx, n) }

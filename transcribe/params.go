@@ -1,0 +1,571 @@
+package transcribe
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+)
+
+// TranscriptParams are the parameters of POST /v2/transcript. Pointer fields
+// distinguish "absent" (nil) from an explicit value; Normalize fills in the
+// effective defaults so that the transcript echoes them. JSON null is the
+// same as absent. Unknown request keys are ignored.
+type TranscriptParams struct {
+	AudioURL string `json:"audio_url"`
+
+	AudioStartFrom *int64 `json:"audio_start_from"`
+	AudioEndAt     *int64 `json:"audio_end_at"`
+
+	Punctuate       *bool            `json:"punctuate"`
+	FormatText      *bool            `json:"format_text"`
+	Disfluencies    *bool            `json:"disfluencies"`
+	FilterProfanity *bool            `json:"filter_profanity"`
+	CustomSpelling  []CustomSpelling `json:"custom_spelling"`
+	WordBoost       []string         `json:"word_boost"`
+	BoostParam      *string          `json:"boost_param"`
+	KeytermsPrompt  []string         `json:"keyterms_prompt"`
+	Prompt          *string          `json:"prompt"`
+	Domain          *string          `json:"domain"`
+
+	LanguageCode                *string                   `json:"language_code"`
+	LanguageCodes               []string                  `json:"language_codes"`
+	LanguageDetection           *bool                     `json:"language_detection"`
+	LanguageConfidenceThreshold *float64                  `json:"language_confidence_threshold"`
+	LanguageDetectionOptions    *LanguageDetectionOptions `json:"language_detection_options"`
+
+	SpeechModel     *string         `json:"speech_model"`
+	SpeechModels    []string        `json:"speech_models"`
+	SpeechThreshold *float64        `json:"speech_threshold"`
+	Temperature     *float64        `json:"temperature"`
+	RemoveAudioTags json.RawMessage `json:"remove_audio_tags"`
+	SpeedBoost      *bool           `json:"speed_boost"`
+
+	SpeakerLabels    *bool           `json:"speaker_labels"`
+	SpeakersExpected *int64          `json:"speakers_expected"`
+	SpeakerOptions   *SpeakerOptions `json:"speaker_options"`
+	DualChannel      *bool           `json:"dual_channel"`
+	Multichannel     *bool           `json:"multichannel"`
+
+	AutoHighlights          *bool           `json:"auto_highlights"`
+	ContentSafety           *bool           `json:"content_safety"`
+	ContentSafetyConfidence *int64          `json:"content_safety_confidence,omitempty"`
+	IABCategories           *bool           `json:"iab_categories"`
+	EntityDetection         *bool           `json:"entity_detection"`
+	SentimentAnalysis       *bool           `json:"sentiment_analysis"`
+	AutoChapters            *bool           `json:"auto_chapters"`
+	Summarization           *bool           `json:"summarization"`
+	SummaryType             *string         `json:"summary_type"`
+	SummaryModel            *string         `json:"summary_model"`
+	CustomTopics            *bool           `json:"custom_topics"`
+	Topics                  []string        `json:"topics"`
+	SpeechUnderstanding     json.RawMessage `json:"speech_understanding"`
+
+	RedactPII             *bool           `json:"redact_pii"`
+	RedactPIIAudio        *bool           `json:"redact_pii_audio"`
+	RedactPIIAudioQuality *string         `json:"redact_pii_audio_quality"`
+	RedactPIIAudioOptions json.RawMessage `json:"redact_pii_audio_options"`
+	RedactPIIPolicies     []string        `json:"redact_pii_policies"`
+	RedactPIISub          *string         `json:"redact_pii_sub"`
+	RedactStaticEntities  json.RawMessage `json:"redact_static_entities"`
+
+	WebhookURL             *string `json:"webhook_url"`
+	WebhookAuthHeaderName  *string `json:"webhook_auth_header_name"`
+	WebhookAuthHeaderValue *string `json:"webhook_auth_header_value,omitempty"`
+}
+
+// Limits of the spec's parameter tables.
+const (
+	MaxWordBoostTerms        = 1000
+	MaxTermWords             = 6
+	MaxKeytermsUniversal     = 200
+	MaxKeytermsPro           = 1000
+	MaxPromptWords           = 1500
+	MaxCustomSpellingWords   = 5
+	MinContentSafetyConf     = 25
+	MaxContentSafetyConf     = 100
+	DefaultContentSafetyConf = 50
+	MaxSpeakersExpected      = 10
+)
+
+// Enumerations accepted by the parameters.
+var (
+	BoostParams          = []string{"low", "default", "high"}
+	SpeechModels         = []string{"best", "nano", "slam-1", "universal", "conformer-2"}
+	SummaryTypes         = []string{"bullets", "bullets_verbose", "gist", "headline", "paragraph"}
+	SummaryModels        = []string{"informative", "conversational", "catchy"}
+	SubstitutionPolicies = []string{"entity_name", "hash"}
+	AudioQualities       = []string{"mp3", "wav"}
+	Localizations        = []string{"en_au", "en_uk"}
+	NoSpeechPolicies     = []string{"error", "fallback"}
+	Domains              = []string{"medical-v1"}
+	domainLanguages      = []string{"en", "es", "de", "fr"}
+	// proModels accept up to MaxKeytermsPro keyterms and a prompt.
+	proModels = []string{"slam-1"}
+	// universal2Models are the models that support auto_chapters.
+	universal2Models = []string{"best", "universal"}
+)
+
+// PIIPolicies lists the 44 PII policies, which are also the entity types.
+func PIIPolicies() []string {
+	return []string{"account_number", "banking_information", "blood_type", "credit_card_cvv",
+		"credit_card_expiration", "credit_card_number", "date", "date_interval", "date_of_birth",
+		"drivers_license", "drug", "duration", "email_address", "event", "filename",
+		"gender_sexuality", "healthcare_number", "injury", "ip_address", "language", "location",
+		"marital_status", "medical_condition", "medical_process", "money_amount", "nationality",
+		"number_sequence", "occupation", "organization", "passport_number", "password",
+		"person_age", "person_name", "phone_number", "physical_attribute",
+		"political_affiliation", "religion", "statistics", "time", "url",
+		"us_social_security_number", "username", "vehicle_id", "zodiac_sign"}
+}
+
+// LanguageCodes lists the supported transcript language codes.
+func LanguageCodes() []string {
+	return strings.Fields(`en en_au en_uk en_us es fr de de_ch it pt nl af sq am ar hy as az ba eu be
+	bn bs br bg my ca zh hr cs da et fo fi gl ka el gu ht ha haw he hi hu is id ja jw kn kk km ko lo
+	la lv ln lt lb mk mg ms ml mt mi mr mn ne no nn oc pa ps fa pl ro ru sa sr sn sd si sk sl so su
+	sw sv tl tg ta tt te th bo tr tk uk ur uz vi cy yi yo`)
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func isTrue(b *bool) bool   { return b != nil && *b }
+func isFalse(b *bool) bool  { return b != nil && !*b }
+func boolp(b bool) *bool    { return &b }
+func strp(s string) *string { return &s }
+
+// Bool, String, Int64 and Float64 return pointers to their argument, for
+// building TranscriptParams in Go.
+func Bool(v bool) *bool          { return &v }
+func String(v string) *string    { return &v }
+func Int64(v int64) *int64       { return &v }
+func Float64(v float64) *float64 { return &v }
+
+// IsTrue reports whether an optional flag is set and true.
+func IsTrue(b *bool) bool { return isTrue(b) }
+
+func wordCount(s string) int { return len(strings.Fields(s)) }
+
+func checkEnum(field string, v *string, allowed []string) error {
+	if v != nil && !contains(allowed, *v) {
+		return paramErr(field, "must be one of %s, got %q", strings.Join(allowed, ", "), *v)
+	}
+	return nil
+}
+
+func checkRange(field string, v *float64, lo, hi float64) error {
+	if v != nil && (*v < lo || *v > hi) {
+		return paramErr(field, "must be between %g and %g, got %g", lo, hi, *v)
+	}
+	return nil
+}
+
+func isPro(model *string) bool { return model != nil && contains(proModels, *model) }
+
+// Validate checks every rule of the spec's parameter tables and returns a
+// *ParamError naming the first broken one. It does not change p.
+func (p *TranscriptParams) Validate() error {
+	if strings.TrimSpace(p.AudioURL) == "" {
+		return paramErr("audio_url", "is required")
+	}
+	if err := checkURL("audio_url", p.AudioURL); err != nil {
+		return err
+	}
+	if p.AudioStartFrom != nil && *p.AudioStartFrom < 0 {
+		return paramErr("audio_start_from", "must not be negative")
+	}
+	if p.AudioEndAt != nil && *p.AudioEndAt < 0 {
+		return paramErr("audio_end_at", "must not be negative")
+	}
+	if p.AudioStartFrom != nil && p.AudioEndAt != nil && *p.AudioEndAt <= *p.AudioStartFrom {
+		return paramErr("audio_end_at", "must be greater than audio_start_from")
+	}
+
+	// Models.
+	if err := checkEnum("speech_model", p.SpeechModel, SpeechModels); err != nil {
+		return err
+	}
+	for _, m := range p.SpeechModels {
+		if strings.TrimSpace(m) == "" {
+			return paramErr("speech_models", "must not contain empty names")
+		}
+	}
+	if err := checkRange("speech_threshold", p.SpeechThreshold, 0, 1); err != nil {
+		return err
+	}
+	if err := checkRange("temperature", p.Temperature, 0, 1); err != nil {
+		return err
+	}
+
+	// Chapters and summaries.
+	if isTrue(p.AutoChapters) {
+		if isFalse(p.Punctuate) {
+			return paramErr("auto_chapters", "requires punctuate to be true")
+		}
+		if isTrue(p.Summarization) {
+			return paramErr("auto_chapters", "cannot be enabled together with summarization")
+		}
+		if p.SpeechModel != nil && !contains(universal2Models, *p.SpeechModel) {
+			return paramErr("auto_chapters", "is supported only by the universal-2 model, not speech_model %q", *p.SpeechModel)
+		}
+	}
+	if err := checkEnum("summary_type", p.SummaryType, SummaryTypes); err != nil {
+		return err
+	}
+	if err := checkEnum("summary_model", p.SummaryModel, SummaryModels); err != nil {
+		return err
+	}
+
+	// Content safety.
+	if c := p.ContentSafetyConfidence; c != nil && (*c < MinContentSafetyConf || *c > MaxContentSafetyConf) {
+		return paramErr("content_safety_confidence", "must be between %d and %d, got %d", MinContentSafetyConf, MaxContentSafetyConf, *c)
+	}
+
+	// Spelling, vocabulary, prompts.
+	for i, cs := range p.CustomSpelling {
+		f := fmt.Sprintf("custom_spelling[%d]", i)
+		if len(cs.From) == 0 {
+			return paramErr(f+".from", "must contain at least one phrase")
+		}
+		for _, from := range cs.From {
+			n := wordCount(from)
+			if n == 0 {
+				return paramErr(f+".from", "must not contain empty phrases")
+			}
+			if n > MaxCustomSpellingWords {
+				return paramErr(f+".from", "phrase %q has %d words; at most %d are allowed", from, n, MaxCustomSpellingWords)
+			}
+		}
+		if strings.TrimSpace(cs.To) == "" {
+			return paramErr(f+".to", "is required")
+		}
+		if wordCount(cs.To) != 1 {
+			return paramErr(f+".to", "must be a single word, got %q", cs.To)
+		}
+	}
+	if err := checkTerms("word_boost", p.WordBoost, MaxWordBoostTerms); err != nil {
+		return err
+	}
+	if err := checkEnum("boost_param", p.BoostParam, BoostParams); err != nil {
+		return err
+	}
+	maxKey := MaxKeytermsUniversal
+	if isPro(p.SpeechModel) {
+		maxKey = MaxKeytermsPro
+	}
+	if err := checkTerms("keyterms_prompt", p.KeytermsPrompt, maxKey); err != nil {
+		return err
+	}
+	if p.Prompt != nil {
+		if n := wordCount(*p.Prompt); n > MaxPromptWords {
+			return paramErr("prompt", "has %d words; at most %d are allowed", n, MaxPromptWords)
+		}
+		if !isPro(p.SpeechModel) {
+			return paramErr("prompt", "is supported only by the pro model (speech_model %q)", proModels[0])
+		}
+	}
+	if err := checkEnum("domain", p.Domain, Domains); err != nil {
+		return err
+	}
+
+	// Language.
+	if err := p.validateLanguage(); err != nil {
+		return err
+	}
+
+	// Speakers and channels.
+	if isTrue(p.SpeakerLabels) && isTrue(p.DualChannel) {
+		return paramErr("speaker_labels", "cannot be enabled together with dual_channel")
+	}
+	if s := p.SpeakersExpected; s != nil && (*s < 1 || *s > MaxSpeakersExpected) {
+		return paramErr("speakers_expected", "must be between 1 and %d, got %d", MaxSpeakersExpected, *s)
+	}
+	if o := p.SpeakerOptions; o != nil {
+		if o.MinSpeakersExpected != nil && *o.MinSpeakersExpected < 1 {
+			return paramErr("speaker_options.min_speakers_expected", "must be at least 1")
+		}
+		if o.MaxSpeakersExpected != nil && *o.MaxSpeakersExpected < 1 {
+			return paramErr("speaker_options.max_speakers_expected", "must be at least 1")
+		}
+		if o.MinSpeakersExpected != nil && o.MaxSpeakersExpected != nil && *o.MinSpeakersExpected > *o.MaxSpeakersExpected {
+			return paramErr("speaker_options", "min_speakers_expected must not exceed max_speakers_expected")
+		}
+	}
+
+	// Redaction.
+	if isTrue(p.RedactPII) && isFalse(p.FormatText) {
+		return paramErr("redact_pii", "requires format_text to be true")
+	}
+	if isTrue(p.RedactPIIAudio) && !isTrue(p.RedactPII) {
+		return paramErr("redact_pii_audio", "requires redact_pii to be true")
+	}
+	if isTrue(p.RedactPII) && len(p.RedactPIIPolicies) == 0 {
+		return paramErr("redact_pii_policies", "is required when redact_pii is true")
+	}
+	for _, pol := range p.RedactPIIPolicies {
+		if !contains(PIIPolicies(), pol) {
+			return paramErr("redact_pii_policies", "unknown policy %q", pol)
+		}
+	}
+	if err := checkEnum("redact_pii_sub", p.RedactPIISub, SubstitutionPolicies); err != nil {
+		return err
+	}
+	if err := checkEnum("redact_pii_audio_quality", p.RedactPIIAudioQuality, AudioQualities); err != nil {
+		return err
+	}
+
+	// Webhook.
+	if p.WebhookURL != nil {
+		if err := checkURL("webhook_url", *p.WebhookURL); err != nil {
+			return err
+		}
+	}
+	if (p.WebhookAuthHeaderName == nil) != (p.WebhookAuthHeaderValue == nil) {
+		return paramErr("webhook_auth_header_name", "and webhook_auth_header_value must be given together")
+	}
+	if p.WebhookAuthHeaderName != nil {
+		if p.WebhookURL == nil {
+			return paramErr("webhook_auth_header_name", "requires webhook_url")
+		}
+		if !validHeaderName(*p.WebhookAuthHeaderName) {
+			return paramErr("webhook_auth_header_name", "is not a valid HTTP header name")
+		}
+		if strings.ContainsAny(*p.WebhookAuthHeaderValue, "\r\n\x00") {
+			return paramErr("webhook_auth_header_value", "must not contain line breaks")
+		}
+	}
+	return nil
+}
+
+func (p *TranscriptParams) validateLanguage() error {
+	if p.LanguageCode != nil && !contains(LanguageCodes(), *p.LanguageCode) {
+		return paramErr("language_code", "unsupported language code %q", *p.LanguageCode)
+	}
+	if p.LanguageCode != nil && isTrue(p.LanguageDetection) {
+		return paramErr("language_code", "cannot be used together with language_detection")
+	}
+	if isFalse(p.LanguageDetection) && p.LanguageCode == nil {
+		return paramErr("language_detection", "can be false only together with a language_code")
+	}
+	if len(p.LanguageCodes) > 0 {
+		hasEn := false
+		for _, c := range p.LanguageCodes {
+			if !contains(LanguageCodes(), c) {
+				return paramErr("language_codes", "unsupported language code %q", c)
+			}
+			if c == "en" {
+				hasEn = true
+			}
+		}
+		if !hasEn {
+			return paramErr("language_codes", "one value must be \"en\"")
+		}
+	}
+	if p.LanguageConfidenceThreshold != nil {
+		if err := checkRange("language_confidence_threshold", p.LanguageConfidenceThreshold, 0, 1); err != nil {
+			return err
+		}
+		if !p.languageDetectionEnabled() {
+			return paramErr("language_confidence_threshold", "can be set only when language_detection is enabled")
+		}
+	}
+	o := p.LanguageDetectionOptions
+	if o == nil {
+		return nil
+	}
+	for _, c := range o.ExpectedLanguages {
+		if !contains(LanguageCodes(), c) {
+			return paramErr("language_detection_options.expected_languages", "unsupported language code %q", c)
+		}
+	}
+	if o.FallbackLanguage != nil && *o.FallbackLanguage != "auto" && !contains(LanguageCodes(), *o.FallbackLanguage) {
+		return paramErr("language_detection_options.fallback_language", "unsupported language code %q", *o.FallbackLanguage)
+	}
+	if err := checkRange("language_detection_options.code_switching_confidence_threshold", o.CodeSwitchingConfidenceThreshold, 0, 1); err != nil {
+		return err
+	}
+	seenBase := map[string]bool{}
+	for _, l := range o.Localization {
+		if !contains(Localizations, l) {
+			return paramErr("language_detection_options.localization", "unsupported locale %q; supported: %s", l, strings.Join(Localizations, ", "))
+		}
+		base := strings.SplitN(l, "_", 2)[0]
+		if seenBase[base] {
+			return paramErr("language_detection_options.localization", "at most one locale per base language (%s)", base)
+		}
+		seenBase[base] = true
+	}
+	if err := checkEnum("language_detection_options.on_no_speech_detected", o.OnNoSpeechDetected, NoSpeechPolicies); err != nil {
+		return err
+	}
+	if o.OnNoSpeechDetected != nil && *o.OnNoSpeechDetected == "fallback" {
+		if o.FallbackLanguage == nil || *o.FallbackLanguage == "auto" {
+			return paramErr("language_detection_options.on_no_speech_detected", "\"fallback\" requires a specific fallback_language, not auto")
+		}
+	}
+	return nil
+}
+
+// languageDetectionEnabled: detection is applied automatically when no
+// language_code is given.
+func (p *TranscriptParams) languageDetectionEnabled() bool {
+	if p.LanguageDetection != nil {
+		return *p.LanguageDetection
+	}
+	return p.LanguageCode == nil
+}
+
+func checkTerms(field string, terms []string, max int) error {
+	seen := map[string]bool{}
+	for _, t := range terms {
+		n := wordCount(t)
+		if n == 0 {
+			return paramErr(field, "must not contain empty terms")
+		}
+		if n > MaxTermWords {
+			return paramErr(field, "term %q has %d words; at most %d are allowed", t, n, MaxTermWords)
+		}
+		seen[strings.ToLower(strings.Join(strings.Fields(t), " "))] = true
+	}
+	if len(seen) > max {
+		return paramErr(field, "has %d unique terms; at most %d are allowed", len(seen), max)
+	}
+	return nil
+}
+
+func checkURL(field, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return paramErr(field, "is not a valid URL")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return paramErr(field, "must be an http or https URL")
+	}
+	if u.Host == "" {
+		return paramErr(field, "must name a host")
+	}
+	return nil
+}
+
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r > unicode.MaxASCII || r <= ' ' || strings.ContainsRune("()<>@,;:\\\"/[]?={}", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Normalize fills in the effective value of every parameter with a default,
+// so that the stored transcript echoes what was applied. Call it after
+// Validate. word_boost terms are rewritten to spoken form: punctuation other
+// than apostrophes removed, special characters folded to ASCII.
+func (p *TranscriptParams) Normalize() {
+	def := func(b **bool, v bool) {
+		if *b == nil {
+			*b = boolp(v)
+		}
+	}
+	def(&p.Punctuate, true)
+	def(&p.FormatText, true)
+	for _, b := range []**bool{&p.Disfluencies, &p.FilterProfanity, &p.SpeakerLabels, &p.AutoHighlights,
+		&p.ContentSafety, &p.IABCategories, &p.EntityDetection, &p.SentimentAnalysis, &p.AutoChapters,
+		&p.Summarization, &p.CustomTopics, &p.RedactPII, &p.RedactPIIAudio, &p.SpeedBoost} {
+		def(b, false)
+	}
+	if p.LanguageDetection == nil {
+		p.LanguageDetection = boolp(p.LanguageCode == nil)
+	}
+	if p.WordBoost == nil {
+		p.WordBoost = []string{}
+	}
+	for i, t := range p.WordBoost {
+		p.WordBoost[i] = SpokenForm(t)
+	}
+	if len(p.WordBoost) > 0 && p.BoostParam == nil {
+		p.BoostParam = strp("default")
+	}
+	if p.Topics == nil {
+		p.Topics = []string{}
+	}
+	if isTrue(p.ContentSafety) && p.ContentSafetyConfidence == nil {
+		v := int64(DefaultContentSafetyConf)
+		p.ContentSafetyConfidence = &v
+	}
+	if isTrue(p.RedactPII) && p.RedactPIISub == nil {
+		p.RedactPIISub = strp("hash")
+	}
+	if isTrue(p.RedactPIIAudio) && p.RedactPIIAudioQuality == nil {
+		p.RedactPIIAudioQuality = strp("mp3")
+	}
+	if isTrue(p.Summarization) {
+		if p.SummaryType == nil {
+			p.SummaryType = strp("bullets")
+		}
+		if p.SummaryModel == nil {
+			p.SummaryModel = strp("informative")
+		}
+	}
+	if isTrue(p.DualChannel) && p.Multichannel == nil {
+		p.Multichannel = boolp(false)
+	}
+}
+
+// Warnings returns the warnings the request earns without being an error,
+// such as a domain that the language does not support.
+func (p *TranscriptParams) Warnings() []Warning {
+	var ws []Warning
+	if p.Domain != nil && p.LanguageCode != nil {
+		base := strings.SplitN(*p.LanguageCode, "_", 2)[0]
+		if !contains(domainLanguages, base) {
+			ws = append(ws, Warning{Message: fmt.Sprintf("domain %q is not supported for language %q and was ignored", *p.Domain, *p.LanguageCode)})
+		}
+	}
+	return ws
+}
+
+// SpokenForm rewrites a boost term the way the spec describes: punctuation
+// other than apostrophes removed, accented letters folded to ASCII, runs of
+// spaces collapsed.
+func SpokenForm(term string) string {
+	var b strings.Builder
+	for _, r := range term {
+		if r > unicode.MaxASCII {
+			if f, ok := asciiFold[r]; ok {
+				b.WriteString(f)
+				continue
+			}
+		}
+		switch {
+		case r == '\'' || r == '’':
+			b.WriteByte('\'')
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		default:
+			b.WriteByte(' ')
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+var asciiFold = map[rune]string{
+	'à': "a", 'á': "a", 'â': "a", 'ã': "a", 'ä': "a", 'å': "a", 'æ': "ae", 'ç': "c",
+	'è': "e", 'é': "e", 'ê': "e", 'ë': "e", 'ì': "i", 'í': "i", 'î': "i", 'ï': "i",
+	'ñ': "n", 'ò': "o", 'ó': "o", 'ô': "o", 'õ': "o", 'ö': "o", 'ø': "o", 'ù': "u",
+	'ú': "u", 'û': "u", 'ü': "u", 'ý': "y", 'ÿ': "y", 'ß': "ss", 'œ': "oe",
+	'À': "A", 'Á': "A", 'Â': "A", 'Ã': "A", 'Ä': "A", 'Å': "A", 'Æ': "AE", 'Ç': "C",
+	'È': "E", 'É': "E", 'Ê': "E", 'Ë': "E", 'Ì': "I", 'Í': "I", 'Î': "I", 'Ï': "I",
+	'Ñ': "N", 'Ò': "O", 'Ó': "O", 'Ô': "O", 'Õ': "O", 'Ö': "O", 'Ø': "O", 'Ù': "U",
+	'Ú': "U", 'Û': "U", 'Ü': "U", 'Ý': "Y",
+}

@@ -1,0 +1,3 @@
+// Package webhook delivers transcript completion webhooks: it implements
+// transcribe.Notifier with the spec's retry policy.
+package webhook
