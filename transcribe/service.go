@@ -59,6 +59,10 @@ type Config struct {
 	Logger *slog.Logger
 	// WorkerID names this process in job leases. Default a random UUID.
 	WorkerID string
+	// CheckURL vets audio_url and webhook_url at submit time (for example
+	// refusing literal private addresses). A non-nil error becomes a 400
+	// naming the field. Default: no check.
+	CheckURL func(raw string) error
 }
 
 func (c *Config) validate() error {
@@ -265,6 +269,18 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 func (s *Service) Submit(ctx context.Context, projectID string, p TranscriptParams) (*Transcript, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
+	}
+	if s.cfg.CheckURL != nil {
+		if _, isUpload := s.uploadID(p.AudioURL); !isUpload {
+			if err := s.cfg.CheckURL(p.AudioURL); err != nil {
+				return nil, &ParamError{Field: "audio_url", Reason: err.Error()}
+			}
+		}
+		if p.WebhookURL != nil {
+			if err := s.cfg.CheckURL(*p.WebhookURL); err != nil {
+				return nil, &ParamError{Field: "webhook_url", Reason: err.Error()}
+			}
+		}
 	}
 	p.Normalize()
 	t := &Transcript{
@@ -571,6 +587,38 @@ func (s *Service) List(ctx context.Context, projectID string, o ListOptions) (*L
 		page.PageDetails.NextURL = &u
 	}
 	return page, nil
+}
+
+// SetWebhookStatus records the last HTTP status code a webhook delivery
+// got (webhook_status_code). It is a no-op for deleted transcripts.
+func (s *Service) SetWebhookStatus(ctx context.Context, id string, code int) error {
+	for try := 0; try < 5; try++ {
+		r, err := s.cfg.Store.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if r.Deleted {
+			return nil
+		}
+		t, attempts, err := s.unseal(r)
+		if err != nil {
+			return err
+		}
+		c := int64(code)
+		t.WebhookStatusCode = &c
+		data, err := s.seal(t, attempts)
+		if err != nil {
+			return err
+		}
+		r.Data = data
+		// Keep the stored lease owner so a concurrent worker update is not lost;
+		// if the record changed meanwhile, the owner check fails and we retry.
+		err = s.cfg.Store.Update(ctx, r)
+		if err == nil || !errors.Is(err, ErrLeaseLost) {
+			return err
+		}
+	}
+	return fmt.Errorf("transcribe: recording webhook status of %s: %w", id, ErrLeaseLost)
 }
 
 // RedactedAudio returns the blob key of a transcript's redacted audio and
