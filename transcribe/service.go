@@ -780,6 +780,9 @@ func (s *Service) finish(ctx context.Context, owner string, rec *Record, t *Tran
 		t.Status = StatusCompleted
 	}
 	t.Completed = s.now().UTC()
+	if t.RedactedKey != "" && t.RedactedTime.IsZero() {
+		t.RedactedTime = t.Completed
+	}
 	data, err := s.seal(t, attempts)
 	if err != nil {
 		s.log.Error("sealing result", "id", t.ID, "err", err)
@@ -805,6 +808,12 @@ func (s *Service) finish(ctx context.Context, owner string, rec *Record, t *Tran
 		}
 		if err := s.cfg.Notifier.Notify(ctx, n); err != nil {
 			s.log.Error("queueing webhook", "id", t.ID, "err", err)
+		}
+		if t.RedactedKey != "" && t.Status == StatusCompleted {
+			n.Event, n.Status, n.RedactedAudioURL = EventRedactedAudio, "", s.RedactedAudioURL(t.ID)
+			if err := s.cfg.Notifier.Notify(ctx, n); err != nil {
+				s.log.Error("queueing redacted-audio webhook", "id", t.ID, "err", err)
+			}
 		}
 	}
 }

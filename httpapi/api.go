@@ -1,0 +1,433 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/earshot-dev/earshot/export"
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// Authenticator maps an API key to its project.
+type Authenticator interface {
+	// Project returns the project of key, or ok false for an unknown key.
+	Project(key string) (project string, ok bool)
+}
+
+// Keys is an Authenticator over a fixed key→project map.
+type Keys map[string]string
+
+// Project implements Authenticator.
+func (k Keys) Project(key string) (string, bool) {
+	p, ok := k[key]
+	return p, ok && key != ""
+}
+
+// Config configures the API. Service and Auth are required.
+type Config struct {
+	Service *transcribe.Service
+	Auth    Authenticator
+	// Realtime serves GET /v2/realtime/ws and /v2/realtime/ws/{session_id}.
+	// Default: not mounted (404).
+	Realtime http.Handler
+	// RealtimeToken serves POST /v2/realtime/token. Default: not mounted.
+	RealtimeToken http.Handler
+	// MaxJSONBytes caps JSON request bodies. Default 1 MiB.
+	MaxJSONBytes int64
+	// RateLimit is the sustained per-project request rate (requests per
+	// second); 0 means the default of 50, negative disables rate limiting.
+	RateLimit float64
+	// RateBurst is the per-project burst. Default 100.
+	RateBurst int
+	// Logger receives errors. Default slog.Default().
+	Logger *slog.Logger
+}
+
+func (c *Config) validate() error {
+	if c.Service == nil {
+		return errors.New("httpapi: Config.Service is required")
+	}
+	if c.Auth == nil {
+		return errors.New("httpapi: Config.Auth is required")
+	}
+	return nil
+}
+
+// API is an http.Handler serving the AssemblyAI v2 REST endpoints (and the
+// realtime endpoints when configured). Mount it at the root of a mux: the
+// Go SDK drops any path prefix of its base URL. Safe for concurrent use.
+type API struct {
+	cfg Config
+	svc *transcribe.Service
+	mux *http.ServeMux
+	log *slog.Logger
+
+	limMu    sync.Mutex
+	limiters map[string]*rate.Limiter
+}
+
+// New returns the API handler.
+func New(cfg Config) (*API, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if cfg.MaxJSONBytes <= 0 {
+		cfg.MaxJSONBytes = 1 << 20
+	}
+	if cfg.RateLimit == 0 {
+		cfg.RateLimit = 50
+	}
+	if cfg.RateBurst <= 0 {
+		cfg.RateBurst = 100
+	}
+	a := &API{cfg: cfg, svc: cfg.Service, mux: http.NewServeMux(), log: logger(cfg.Logger), limiters: map[string]*rate.Limiter{}}
+	a.routes()
+	return a, nil
+}
+
+type handler func(w http.ResponseWriter, r *http.Request, project string)
+
+func (a *API) routes() {
+	m := a.mux
+	m.HandleFunc("/v2/upload", a.method(map[string]handler{"POST": a.upload}))
+	m.HandleFunc("/v2/transcript", a.method(map[string]handler{"POST": a.submit, "GET": a.list}))
+	m.HandleFunc("/v2/transcript/{id}", a.method(map[string]handler{"GET": a.get, "DELETE": a.delete}))
+	m.HandleFunc("/v2/transcript/{id}/sentences", a.method(map[string]handler{"GET": a.sentences}))
+	m.HandleFunc("/v2/transcript/{id}/paragraphs", a.method(map[string]handler{"GET": a.paragraphs}))
+	m.HandleFunc("/v2/transcript/{id}/word-search", a.method(map[string]handler{"GET": a.wordSearch}))
+	m.HandleFunc("/v2/transcript/{id}/redacted-audio", a.method(map[string]handler{"GET": a.redactedAudio}))
+	m.HandleFunc("/v2/transcript/{id}/{format}", a.method(map[string]handler{"GET": a.subtitles}))
+	m.HandleFunc("GET /v2/redacted-audio/{id}/{sig}", a.redactedFile)
+	if a.cfg.Realtime != nil {
+		m.Handle("/v2/realtime/ws", a.cfg.Realtime)
+		m.Handle("/v2/realtime/ws/{session_id}", a.cfg.Realtime)
+	}
+	if a.cfg.RealtimeToken != nil {
+		m.Handle("/v2/realtime/token", a.cfg.RealtimeToken)
+	}
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path))
+	})
+}
+
+// ServeHTTP implements http.Handler.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			a.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v)
+			writeError(w, http.StatusInternalServerError, "Internal server error")
+		}
+	}()
+	a.mux.ServeHTTP(w, r)
+}
+
+// Authenticate returns the project of the request's authorization header.
+// The official SDKs send the raw key; "Bearer <key>" is accepted too.
+func (a *API) Authenticate(r *http.Request) (string, bool) {
+	key := strings.TrimSpace(r.Header.Get("Authorization"))
+	if k, ok := strings.CutPrefix(key, "Bearer "); ok {
+		key = strings.TrimSpace(k)
+	}
+	if key == "" {
+		return "", false
+	}
+	return a.cfg.Auth.Project(key)
+}
+
+// method dispatches by HTTP method after authentication and rate limiting,
+// answering 405 with a JSON error for other methods.
+func (a *API) method(hs map[string]handler) http.HandlerFunc {
+	allow := make([]string, 0, len(hs))
+	for m := range hs {
+		allow = append(allow, m)
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		project, ok := a.Authenticate(r)
+		if !ok {
+			writeError(w, http.StatusUnauthorized, "Authentication error, API token missing/invalid")
+			return
+		}
+		h, ok := hs[r.Method]
+		if !ok {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path))
+			return
+		}
+		if wait, ok := a.allow(project); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
+			writeError(w, http.StatusTooManyRequests, "Too many requests: the rate limit of this project is exceeded")
+			return
+		}
+		h(w, r, project)
+	}
+}
+
+// allow applies the per-project token bucket.
+func (a *API) allow(project string) (time.Duration, bool) {
+	if a.cfg.RateLimit < 0 {
+		return 0, true
+	}
+	a.limMu.Lock()
+	l, ok := a.limiters[project]
+	if !ok {
+		l = rate.NewLimiter(rate.Limit(a.cfg.RateLimit), a.cfg.RateBurst)
+		a.limiters[project] = l
+	}
+	a.limMu.Unlock()
+	res := l.Reserve()
+	if d := res.Delay(); d > 0 {
+		res.Cancel()
+		return max(d, time.Second), false
+	}
+	return 0, true
+}
+
+func (a *API) upload(w http.ResponseWriter, r *http.Request, project string) {
+	u, err := a.svc.Upload(r.Context(), project, r.Body)
+	if err != nil {
+		if errors.Is(err, transcribe.ErrEmptyUpload) || (!errors.Is(err, transcribe.ErrTooLarge) && r.Context().Err() == nil && isReadErr(err)) {
+			// The spec: 422 with a plain-text body.
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			if errors.Is(err, transcribe.ErrEmptyUpload) {
+				io.WriteString(w, "Upload failed: the request body is empty\n")
+			} else {
+				io.WriteString(w, "Upload failed: the request body could not be read\n")
+			}
+			return
+		}
+		a.writeErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"upload_url": a.svc.UploadURL(u.ID)})
+}
+
+func isReadErr(err error) bool {
+	var mbe *http.MaxBytesError
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &mbe) || strings.Contains(err.Error(), "unexpected EOF")
+}
+
+// decodeJSON reads one JSON object from the body, capped at MaxJSONBytes.
+func (a *API) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	body := http.MaxBytesReader(w, r.Body, a.cfg.MaxJSONBytes)
+	b, err := io.ReadAll(body)
+	if err != nil {
+		return err
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return errBadJSON
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errBadJSON
+	}
+	return nil
+}
+
+func (a *API) submit(w http.ResponseWriter, r *http.Request, project string) {
+	var p transcribe.TranscriptParams
+	if err := a.decodeJSON(w, r, &p); err != nil {
+		a.writeErr(w, r, err)
+		return
+	}
+	t, err := a.svc.Submit(r.Context(), project, p)
+	if err != nil {
+		a.writeErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, t)
+}
+
+func (a *API) get(w http.ResponseWriter, r *http.Request, project string) {
+	t, err := a.svc.Get(r.Context(), project, r.PathValue("id"))
+	if err != nil {
+		a.writeErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, t)
+}
+
+func (a *API) delete(w http.ResponseWriter, r *http.Request, project string) {
+	t, err := a.svc.Delete(r.Context(), project, r.PathValue("id"))
+	if err != nil {
+		a.writeErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, t)
+}
+
+// list serves GET /v2/transcript. Empty query values count as absent (the
+// JS SDK sends after_id= for undefined); any request body is ignored (the
+// Go SDK sends one).
+func (a *API) list(w http.ResponseWriter, r *http.Request, project string) {
+	q := r.URL.Query()
+	var o transcribe.ListOptions
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "limit: must be an integer between 1 and 200")
+			return
+		}
+		if n == 0 {
+			writeError(w, http.StatusBadRequest, "limit: must be between 1 and 200")
+			return
+		}
+		o.Limit = n
+	}
+	o.Status = transcribe.Status(q.Get("status"))
+	o.CreatedOn = q.Get("created_on")
+	o.BeforeID = q.Get("before_id")
+	o.AfterID = q.Get("after_id")
+	if v := q.Get("throttled_only"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "throttled_only: must be true or false")
+			return
+		}
+		o.ThrottledOnly = b
+	}
+	page, err := a.svc.List(r.Context(), project, o)
+	if err != nil {
+		a.writeErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, page)
+}
+
+// completed fetches a completed transcript for an export endpoint, writing
+// the error itself. notFound is the status for an unknown transcript.
+func (a *API) completed(w http.ResponseWriter, r *http.Request, project string, notFound int) *transcribe.Transcript {
+	t, err := a.svc.GetCompleted(r.Context(), project, r.PathValue("id"))
+	if err != nil {
+		if errors.Is(err, transcribe.ErrNotFound) {
+			writeError(w, notFound, "Transcript not found")
+			return nil
+		}
+		a.writeErr(w, r, err)
+		return nil
+	}
+	return t
+}
+
+func (a *API) sentences(w http.ResponseWriter, r *http.Request, project string) {
+	if t := a.completed(w, r, project, http.StatusNotFound); t != nil {
+		writeJSON(w, http.StatusOK, export.Sentences(t))
+	}
+}
+
+func (a *API) paragraphs(w http.ResponseWriter, r *http.Request, project string) {
+	if t := a.completed(w, r, project, http.StatusNotFound); t != nil {
+		writeJSON(w, http.StatusOK, export.Paragraphs(t))
+	}
+}
+
+func (a *API) wordSearch(w http.ResponseWriter, r *http.Request, project string) {
+	raw := r.URL.Query().Get("words")
+	terms, err := export.ParseSearchTerms(raw)
+	if err != nil {
+		a.writeErr(w, r, err)
+		return
+	}
+	if t := a.completed(w, r, project, http.StatusNotFound); t != nil {
+		writeJSON(w, http.StatusOK, export.Search(t, terms))
+	}
+}
+
+// subtitles serves /srt and /vtt. Other formats are 404 with the text body
+// "404: Not Found"; an unknown transcript is 400 with a JSON error, as the
+// spec says.
+func (a *API) subtitles(w http.ResponseWriter, r *http.Request, project string) {
+	format := r.PathValue("format")
+	if format != "srt" && format != "vtt" {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, "404: Not Found")
+		return
+	}
+	chars := 0
+	if v := r.URL.Query().Get("chars_per_caption"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "chars_per_caption: must be a non-negative integer")
+			return
+		}
+		chars = n
+	}
+	t := a.completed(w, r, project, http.StatusBadRequest)
+	if t == nil {
+		return
+	}
+	var out []byte
+	if format == "srt" {
+		out = export.SRT(t, chars)
+	} else {
+		out = export.VTT(t, chars)
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	w.Write(out)
+}
+
+// RedactedAudioTTL is how long a redacted audio file stays downloadable.
+const RedactedAudioTTL = 24 * time.Hour
+
+func (a *API) redactedAudio(w http.ResponseWriter, r *http.Request, project string) {
+	id := r.PathValue("id")
+	_, ready, err := a.svc.RedactedAudio(r.Context(), project, id)
+	if err != nil {
+		a.writeErr(w, r, err)
+		return
+	}
+	if time.Since(ready) > RedactedAudioTTL {
+		writeError(w, http.StatusBadRequest, "redacted audio has expired (it is kept for 24 hours)")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{
+		"status":             "redacted_audio_ready",
+		"redacted_audio_url": a.svc.RedactedAudioURL(id),
+	})
+}
+
+// redactedFile serves the redacted audio without an API key; the URL
+// carries an unguessable signature and expires after RedactedAudioTTL.
+func (a *API) redactedFile(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	rc, name, err := a.svc.OpenRedactedAudio(r.Context(), id, r.PathValue("sig"), RedactedAudioTTL)
+	if err != nil {
+		if errors.Is(err, transcribe.ErrNotFound) || errors.Is(err, transcribe.ErrNotReady) {
+			writeError(w, http.StatusNotFound, "redacted audio not found or expired")
+			return
+		}
+		a.writeErr(w, r, err)
+		return
+	}
+	defer rc.Close()
+	ct := "audio/mpeg"
+	if strings.HasSuffix(name, ".wav") {
+		ct = "audio/wav"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
+	if _, err := io.Copy(w, rc); err != nil && !errors.Is(err, context.Canceled) {
+		a.log.Warn("sending redacted audio", "id", id, "err", err)
+	}
+}

@@ -1,0 +1,105 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// writeJSON writes v with status and Content-Type application/json, as the
+// official SDKs require on every JSON response, errors included.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"error":"Internal server error"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// writeError writes {"error": msg}.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, errorBody{Error: msg})
+}
+
+// statusOf maps an error from transcribe to an HTTP status and message.
+// This is the one place where errors become status codes.
+func (a *API) writeErr(w http.ResponseWriter, r *http.Request, err error) {
+	status, msg := a.classify(err)
+	if status >= 500 {
+		a.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	writeError(w, status, msg)
+}
+
+func (a *API) classify(err error) (int, string) {
+	var pe *transcribe.ParamError
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &pe):
+		return http.StatusBadRequest, pe.Error()
+	case errors.As(err, &mbe):
+		return http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than the limit of %d bytes", mbe.Limit)
+	case errors.As(err, &syn):
+		return http.StatusBadRequest, fmt.Sprintf("request body is not valid JSON: %v", syn)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return http.StatusBadRequest, fmt.Sprintf("request body must be a JSON object, not %s", typ.Value)
+		}
+		return http.StatusBadRequest, fmt.Sprintf("%s: must be of type %s, got %s", field, jsonType(typ.Type.String()), typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return http.StatusBadRequest, "request body is empty or truncated JSON"
+	case errors.Is(err, transcribe.ErrNotFound):
+		return http.StatusNotFound, "Transcript not found"
+	case errors.Is(err, transcribe.ErrForbidden):
+		return http.StatusForbidden, "Cannot access uploaded file"
+	case errors.Is(err, transcribe.ErrNotReady):
+		return http.StatusBadRequest, err.Error()
+	case errors.Is(err, transcribe.ErrTooLarge):
+		return http.StatusRequestEntityTooLarge, err.Error()
+	case errors.Is(err, errBadJSON):
+		return http.StatusBadRequest, err.Error()
+	}
+	return http.StatusInternalServerError, "Internal server error"
+}
+
+var errBadJSON = errors.New("request body must be a single JSON object")
+
+func jsonType(goType string) string {
+	switch goType {
+	case "bool", "*bool":
+		return "boolean"
+	case "string", "*string":
+		return "string"
+	case "int64", "*int64", "int", "*int":
+		return "integer"
+	case "float64", "*float64":
+		return "number"
+	}
+	if len(goType) > 2 && goType[:2] == "[]" {
+		return "array"
+	}
+	return "object"
+}
+
+// logger returns l or the default.
+func logger(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.Default()
+	}
+	return l
+}
