@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs Earshot's full test suite on a Debian machine, installing the system
+# packages it needs first (scripts/setup.sh). CI runs exactly this (.ci/run).
+#   FUZZTIME=10s  how long each fuzz target runs after the unit tests (0 skips them)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin"
+scripts/setup.sh test
+export CGO_ENABLED=0
+echo "== build, gofmt and vet"
+go build ./...
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then echo "gofmt needed: $unformatted" >&2; exit 1; fi
+go vet ./...
+echo "== tests"
+go test -count=1 -timeout 20m ./...
+fuzztime=${FUZZTIME:-10s}
+if [ "$fuzztime" != "0" ]; then
+  echo "== fuzz ($fuzztime each)"
+  # Every Fuzz* target in the repo runs for a short time on top of its seed corpus.
+  grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u | while read -r dir; do
+    for target in $(grep -h '^func Fuzz' "$dir"/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do
+      go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$dir" >/dev/null || { echo "fuzz $dir $target failed" >&2; go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$dir"; exit 1; }
+      echo "ok fuzz $dir $target"
+    done
+  done
+fi
+echo "== all tests passed"
