@@ -1,0 +1,123 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// BlobStore is an in-memory transcribe.BlobStore. The zero value is not
+// usable; call NewBlobStore. It is safe for concurrent use. Put reads the
+// whole body into memory (in growing chunks, never more than the body
+// plus one chunk), so it suits tests and small deployments only. A blob is
+// immutable once stored: Put swaps in a new one, so a reader opened
+// earlier keeps seeing the old content, and a failed Put changes nothing.
+type BlobStore struct {
+	mu     sync.RWMutex
+	closed bool
+	blobs  map[string][]byte
+}
+
+var _ transcribe.BlobStore = (*BlobStore)(nil)
+
+// NewBlobStore returns an empty BlobStore.
+func NewBlobStore() *BlobStore {
+	return &BlobStore{blobs: map[string][]byte{}}
+}
+
+// Put implements transcribe.BlobStore. The key must be non-empty. A read
+// error or a cancelled ctx leaves the store as it was.
+func (b *BlobStore) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
+	if key == "" {
+		return 0, errors.New("memory: Put: empty key")
+	}
+	if r == nil {
+		return 0, errors.New("memory: Put: nil reader")
+	}
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, ctxReader{ctx, r})
+	if err != nil {
+		return n, fmt.Errorf("memory: Put %s: %w", key, err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return 0, ErrClosed
+	}
+	b.blobs[key] = buf.Bytes()
+	return n, nil
+}
+
+// Open implements transcribe.BlobStore.
+func (b *BlobStore) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.closed {
+		return nil, ErrClosed
+	}
+	data, ok := b.blobs[key]
+	if !ok {
+		return nil, fmt.Errorf("memory: blob %s: %w", key, transcribe.ErrNotFound)
+	}
+	return io.NopCloser(bytes.NewReader(data)), nil
+}
+
+// Delete implements transcribe.BlobStore; deleting a missing key is nil.
+func (b *BlobStore) Delete(ctx context.Context, key string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return ErrClosed
+	}
+	delete(b.blobs, key)
+	return nil
+}
+
+// Len returns the number of stored blobs (for tests that check cleanup).
+func (b *BlobStore) Len() int {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return len(b.blobs)
+}
+
+// Keys returns the stored keys, sorted.
+func (b *BlobStore) Keys() []string {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return slices.Sorted(maps.Keys(b.blobs))
+}
+
+// Close drops every blob; later calls return ErrClosed.
+func (b *BlobStore) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+	b.blobs = nil
+	return nil
+}
+
+// ctxReader stops a copy when ctx is cancelled.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}

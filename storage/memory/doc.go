@@ -1,0 +1,21 @@
+// Package memory holds Earshot's in-memory reference adapters: Store (a
+// transcribe.Store) and BlobStore (a transcribe.BlobStore).
+//
+// Entry points: New returns an empty *Store, NewBlobStore an empty
+// *BlobStore. Both are safe for concurrent use by several goroutines and
+// need no configuration. Nothing survives the process, so they suit tests,
+// examples and embedding where persistence does not matter; use
+// storage/sqlite for a durable store.
+//
+// They are the executable form of the contracts in transcribe/store.go and
+// the self-test of transcribe/transcribetest: TestConformance runs
+// RunStoreTests and RunBlobStoreTests against them. Choices where the
+// contract leaves room:
+//   - Records, uploads and deliveries are deep-copied in and out; times are
+//     stored in UTC without a monotonic reading.
+//   - List with Limit <= 0 returns every match.
+//   - ClaimJob picks the lowest Seq; ClaimDelivery the earliest
+//     NextAttempt, ties broken by id.
+//   - CreateUpload of an id already present returns ErrExists.
+//   - After Close every method returns ErrClosed.
+package memory

@@ -1,0 +1,363 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// ErrClosed is returned by every method of a Store or BlobStore after Close.
+var ErrClosed = errors.New("memory: store is closed")
+
+// Store is an in-memory transcribe.Store. The zero value is not usable; call
+// New. It is safe for concurrent use by several goroutines. Records are
+// copied on the way in and on the way out, so callers never share memory
+// with the store. Nothing survives the process.
+type Store struct {
+	mu         sync.Mutex
+	closed     bool
+	seq        int64
+	records    map[string]*transcribe.Record
+	order      []*transcribe.Record // by Seq, ascending
+	uploads    map[string]*transcribe.Upload
+	deliveries map[string]*transcribe.Delivery
+}
+
+var _ transcribe.Store = (*Store)(nil)
+
+// New returns an empty Store.
+func New() *Store {
+	return &Store{
+		records:    map[string]*transcribe.Record{},
+		uploads:    map[string]*transcribe.Upload{},
+		deliveries: map[string]*transcribe.Delivery{},
+	}
+}
+
+// lock takes the mutex and reports an error for a cancelled ctx or a
+// closed store; on error the mutex is not held.
+func (s *Store) lock(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+// utc drops the monotonic reading and the location so stored times compare
+// and print the same whatever the caller passed.
+func utc(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.Round(0).UTC()
+}
+
+func cloneRecord(r *transcribe.Record) *transcribe.Record {
+	c := *r
+	c.Created, c.Completed, c.LeaseUntil = utc(r.Created), utc(r.Completed), utc(r.LeaseUntil)
+	c.Data = slices.Clone(r.Data)
+	return &c
+}
+
+func cloneDelivery(d *transcribe.Delivery) *transcribe.Delivery {
+	c := *d
+	c.NextAttempt, c.LeaseUntil = utc(d.NextAttempt), utc(d.LeaseUntil)
+	c.Data = slices.Clone(d.Data)
+	return &c
+}
+
+// Create implements transcribe.Store.
+func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
+	if r == nil || r.ID == "" {
+		return errors.New("memory: Create: record id is empty")
+	}
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if _, ok := s.records[r.ID]; ok {
+		return fmt.Errorf("memory: transcript %s: %w", r.ID, transcribe.ErrExists)
+	}
+	s.seq++
+	c := cloneRecord(r)
+	c.Seq = s.seq
+	s.records[c.ID] = c
+	s.order = append(s.order, c)
+	r.Seq = c.Seq
+	return nil
+}
+
+// Get implements transcribe.Store.
+func (s *Store) Get(ctx context.Context, id string) (*transcribe.Record, error) {
+	if err := s.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	r, ok := s.records[id]
+	if !ok {
+		return nil, fmt.Errorf("memory: transcript %s: %w", id, transcribe.ErrNotFound)
+	}
+	return cloneRecord(r), nil
+}
+
+// Update implements transcribe.Store.
+func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
+	if r == nil {
+		return errors.New("memory: Update: nil record")
+	}
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	cur, ok := s.records[r.ID]
+	if !ok {
+		return fmt.Errorf("memory: transcript %s: %w", r.ID, transcribe.ErrNotFound)
+	}
+	if r.LeaseOwner != "" && cur.LeaseOwner != r.LeaseOwner {
+		return fmt.Errorf("memory: transcript %s is leased by %q, not %q: %w", r.ID, cur.LeaseOwner, r.LeaseOwner, transcribe.ErrLeaseLost)
+	}
+	c := cloneRecord(r)
+	// Update changes the record in place so that order keeps pointing at it.
+	cur.ProjectID, cur.Status, cur.Deleted = c.ProjectID, c.Status, c.Deleted
+	cur.Completed, cur.LeaseOwner, cur.LeaseUntil, cur.Data = c.Completed, c.LeaseOwner, c.LeaseUntil, c.Data
+	return nil
+}
+
+// matches reports whether r passes every filter of q except Limit and the
+// Seq bounds' ordering.
+func matches(r *transcribe.Record, q *transcribe.ListQuery) bool {
+	switch {
+	case r.ProjectID != q.ProjectID:
+		return false
+	case r.Deleted && !q.IncludeDeleted:
+		return false
+	case q.Status != "" && r.Status != q.Status:
+		return false
+	case !q.CreatedFrom.IsZero() && r.Created.Before(q.CreatedFrom):
+		return false
+	case !q.CreatedBefore.IsZero() && !r.Created.Before(q.CreatedBefore):
+		return false
+	case q.BeforeSeq > 0 && r.Seq >= q.BeforeSeq:
+		return false
+	case q.AfterSeq > 0 && r.Seq <= q.AfterSeq:
+		return false
+	}
+	return true
+}
+
+// List implements transcribe.Store. Records come newest (highest Seq)
+// first. With AfterSeq set, the Limit oldest records newer than AfterSeq
+// are selected and then returned newest first. Limit <= 0 means no limit.
+func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe.Record, error) {
+	if q.ProjectID == "" {
+		return nil, errors.New("memory: List: ProjectID is required")
+	}
+	if err := s.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	var out []*transcribe.Record
+	full := func() bool { return q.Limit > 0 && len(out) >= q.Limit }
+	if q.AfterSeq > 0 {
+		for _, r := range s.order {
+			if full() {
+				break
+			}
+			if matches(r, &q) {
+				out = append(out, cloneRecord(r))
+			}
+		}
+		slices.Reverse(out)
+		return out, nil
+	}
+	for i := len(s.order) - 1; i >= 0 && !full(); i-- {
+		if r := s.order[i]; matches(r, &q) {
+			out = append(out, cloneRecord(r))
+		}
+	}
+	return out, nil
+}
+
+// SeqOf implements transcribe.Store.
+func (s *Store) SeqOf(ctx context.Context, projectID, id string) (int64, error) {
+	if err := s.lock(ctx); err != nil {
+		return 0, err
+	}
+	defer s.mu.Unlock()
+	r, ok := s.records[id]
+	if !ok || r.ProjectID != projectID {
+		return 0, fmt.Errorf("memory: transcript %s in project %s: %w", id, projectID, transcribe.ErrNotFound)
+	}
+	return r.Seq, nil
+}
+
+// ClaimJob implements transcribe.Store: the oldest (lowest Seq) record that
+// is queued, or processing with LeaseUntil before now, and not deleted.
+func (s *Store) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*transcribe.Record, error) {
+	if owner == "" {
+		return nil, errors.New("memory: ClaimJob: owner is empty")
+	}
+	if err := s.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	for _, r := range s.order {
+		if r.Deleted {
+			continue
+		}
+		if r.Status == transcribe.StatusQueued || (r.Status == transcribe.StatusProcessing && r.LeaseUntil.Before(now)) {
+			r.Status = transcribe.StatusProcessing
+			r.LeaseOwner = owner
+			r.LeaseUntil = utc(now.Add(lease))
+			return cloneRecord(r), nil
+		}
+	}
+	return nil, fmt.Errorf("memory: %w", transcribe.ErrNoJob)
+}
+
+// ExtendLease implements transcribe.Store.
+func (s *Store) ExtendLease(ctx context.Context, id, owner string, until time.Time) error {
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	r, ok := s.records[id]
+	if !ok {
+		return fmt.Errorf("memory: transcript %s: %w", id, transcribe.ErrNotFound)
+	}
+	if owner == "" || r.LeaseOwner != owner {
+		return fmt.Errorf("memory: transcript %s is leased by %q, not %q: %w", id, r.LeaseOwner, owner, transcribe.ErrLeaseLost)
+	}
+	r.LeaseUntil = utc(until)
+	return nil
+}
+
+// CreateUpload implements transcribe.Store; an id already present gives
+// an error wrapping transcribe.ErrExists.
+func (s *Store) CreateUpload(ctx context.Context, u *transcribe.Upload) error {
+	if u == nil || u.ID == "" {
+		return errors.New("memory: CreateUpload: upload id is empty")
+	}
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if _, ok := s.uploads[u.ID]; ok {
+		return fmt.Errorf("memory: upload %s: %w", u.ID, transcribe.ErrExists)
+	}
+	c := *u
+	c.Created = utc(c.Created)
+	s.uploads[u.ID] = &c
+	return nil
+}
+
+// GetUpload implements transcribe.Store.
+func (s *Store) GetUpload(ctx context.Context, id string) (*transcribe.Upload, error) {
+	if err := s.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	u, ok := s.uploads[id]
+	if !ok {
+		return nil, fmt.Errorf("memory: upload %s: %w", id, transcribe.ErrNotFound)
+	}
+	c := *u
+	return &c, nil
+}
+
+// DeleteUpload implements transcribe.Store.
+func (s *Store) DeleteUpload(ctx context.Context, id string) error {
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	delete(s.uploads, id)
+	return nil
+}
+
+// AddDelivery implements transcribe.Store.
+func (s *Store) AddDelivery(ctx context.Context, d *transcribe.Delivery) error {
+	if d == nil || d.ID == "" {
+		return errors.New("memory: AddDelivery: delivery id is empty")
+	}
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if _, ok := s.deliveries[d.ID]; ok {
+		return fmt.Errorf("memory: delivery %s: %w", d.ID, transcribe.ErrExists)
+	}
+	s.deliveries[d.ID] = cloneDelivery(d)
+	return nil
+}
+
+// ClaimDelivery implements transcribe.Store: the not-done delivery with the
+// earliest NextAttempt at or before now whose lease is free (no owner) or
+// expired (LeaseUntil before now); ties go to the smaller id.
+func (s *Store) ClaimDelivery(ctx context.Context, owner string, now time.Time, lease time.Duration) (*transcribe.Delivery, error) {
+	if owner == "" {
+		return nil, errors.New("memory: ClaimDelivery: owner is empty")
+	}
+	if err := s.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	var best *transcribe.Delivery
+	for _, d := range s.deliveries {
+		if d.Done || d.NextAttempt.After(now) {
+			continue
+		}
+		if d.LeaseOwner != "" && !d.LeaseUntil.Before(now) {
+			continue
+		}
+		if best == nil || d.NextAttempt.Before(best.NextAttempt) || (d.NextAttempt.Equal(best.NextAttempt) && d.ID < best.ID) {
+			best = d
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("memory: %w", transcribe.ErrNoJob)
+	}
+	best.LeaseOwner = owner
+	best.LeaseUntil = utc(now.Add(lease))
+	return cloneDelivery(best), nil
+}
+
+// UpdateDelivery implements transcribe.Store.
+func (s *Store) UpdateDelivery(ctx context.Context, d *transcribe.Delivery) error {
+	if d == nil {
+		return errors.New("memory: UpdateDelivery: nil delivery")
+	}
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	cur, ok := s.deliveries[d.ID]
+	if !ok {
+		return fmt.Errorf("memory: delivery %s: %w", d.ID, transcribe.ErrNotFound)
+	}
+	if d.LeaseOwner != "" && cur.LeaseOwner != d.LeaseOwner {
+		return fmt.Errorf("memory: delivery %s is leased by %q, not %q: %w", d.ID, cur.LeaseOwner, d.LeaseOwner, transcribe.ErrLeaseLost)
+	}
+	s.deliveries[d.ID] = cloneDelivery(d)
+	return nil
+}
+
+// Close implements transcribe.Store. Later calls return ErrClosed; closing
+// twice is nil.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	s.records, s.order, s.uploads, s.deliveries = nil, nil, nil, nil
+	return nil
+}
