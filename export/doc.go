@@ -1,3 +1,66 @@
-// Package export turns a completed transcript into SRT and VTT captions,
-// sentences, paragraphs and word-search results. Pure functions.
+// Package export turns a completed transcript into SRT and WebVTT captions,
+// sentences, paragraphs and word-search results. Every function is pure: it
+// reads a *transcribe.Transcript, never changes it, and is safe to call from
+// many goroutines at once.
+//
+// Entry points:
+//
+//   - SRT and VTT: GET /v2/transcript/{id}/srt and /vtt, with the
+//     chars_per_caption query as their second argument (0 = default).
+//   - Sentences and Paragraphs: GET /v2/transcript/{id}/sentences and
+//     /paragraphs, returning SentencesResponse and ParagraphsResponse.
+//   - ParseSearchTerms and Search: GET /v2/transcript/{id}/word-search;
+//     ParseSearchTerms validates the form-decoded `words` value (its errors
+//     are *transcribe.ParamError, HTTP 400) and Search returns
+//     WordSearchResponse.
+//   - Normalize: the case- and punctuation-folding used by Search, for
+//     callers that want the same matching.
+//
+// # Captions
+//
+// SRT output is numbered cues with HH:MM:SS,mmm times, a blank line between
+// cues, no byte-order mark and no HTML escaping. VTT output starts with a
+// WEBVTT line and a blank line, and its cue times are MM:SS.mmm as the spec
+// requires; past an hour the minutes keep counting (75:02.000), since the
+// spec's form has no hours field. These are written by hand:
+// github.com/asticode/go-astisub (checked at v0.34.0) writes a byte-order
+// mark before SRT, HTML-escapes cue text ("&" becomes "&amp;") and always
+// writes HH:MM:SS.mmm in WebVTT, so it is not used anywhere in this package.
+//
+// Captions are built from the transcript's words; a cue runs from its first
+// word's start to its last word's end. Words are never split. A word whose
+// text is empty is skipped (it would end the cue); whitespace inside a word
+// becomes a single space.
+//
+// With chars_per_caption = N > 0 each caption is one line of at most N
+// characters (Unicode code points, spaces included), filled greedily; a
+// single word longer than N is a caption on its own. A speaker or channel
+// change and a silence of CaptionPauseMillis also start a new caption.
+//
+// The default segmentation (chars_per_caption 0) follows common subtitle
+// practice: at most DefaultMaxLines lines of DefaultLineChars characters,
+// balanced in length, a new caption after every sentence end, at a speaker
+// or channel change, after a silence of CaptionPauseMillis, and before a
+// caption would span more than DefaultMaxCueMillis.
+//
+// # Sentences and paragraphs
+//
+// Sentences end at sentence-final punctuation on a word (which the punctuate
+// stage puts there) or, in a transcript with none, at pauses of
+// SentencePauseMillis; a speaker or channel change always ends one.
+// Paragraphs are runs of whole sentences, broken at speaker or channel
+// changes, silences of ParagraphPauseMillis and ParagraphMaxWords. Each word
+// belongs to exactly one sentence and one paragraph. Times are integer
+// milliseconds; empty transcripts give empty arrays, never null.
+//
+// # Word search
+//
+// Terms are compared by Normalize keys (lowercase, punctuation removed,
+// inner apostrophes and decimal points kept), so "$25" matches "25" and
+// "hello" matches "Hello,". A phrase matches consecutive words. For each
+// occurrence Search reports [start, end] of the matched words and, in
+// indexes, the position of the occurrence's first word in the transcript's
+// words array, so timestamps, indexes and count always agree. Terms with no
+// occurrence are left out of the response, as in the API's documented
+// example.
 package export
