@@ -1,0 +1,25 @@
+// Package localfs is a transcribe.BlobStore that keeps each blob as a file
+// under one directory on local disk.
+//
+// Entry points: New opens (creating if needed) a store rooted at a
+// directory; the *Store implements transcribe.BlobStore and
+// transcribe.FileBlobStore, so a decoder can read uploads in place through
+// Path.
+//
+// Layout and guarantees:
+//
+//   - A key is a slash-separated relative name ("uploads/<id>"). Each
+//     segment must be non-empty and must not be "." or ".."; absolute keys,
+//     backslashes and NUL bytes are rejected with an error wrapping
+//     ErrInvalidKey, so no key can name a file outside the root.
+//   - Put streams into a temporary file in the destination directory, syncs
+//     it and renames it over the key: readers see the old blob or the new
+//     one, never a partial file, and a failed or cancelled Put leaves
+//     nothing behind.
+//   - Files are created with mode 0600 and directories with 0700.
+//   - Open, Delete and Path of a missing key behave as the BlobStore
+//     contract says (ErrNotFound, nil, ErrNotFound).
+//
+// A *Store is safe for concurrent use by several goroutines and by several
+// processes sharing the directory.
+package localfs
