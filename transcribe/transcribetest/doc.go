@@ -1,0 +1,27 @@
+// Package transcribetest holds the conformance suites for the adapter
+// contracts of package transcribe, and fakes for unit tests.
+//
+// Entry points:
+//   - RunStoreTests checks a transcribe.Store against every clause of its
+//     contract: creation and Seq order, Update and lease ownership, List
+//     filters and paging, ClaimJob ordering, expiry and concurrency,
+//     ExtendLease, uploads and deliveries.
+//   - RunBlobStoreTests checks a transcribe.BlobStore: round trips,
+//     replacement, ErrNotFound, streaming of a large body, failed Puts
+//     leaving nothing behind, concurrent use, and FileBlobStore.Path.
+//   - FakeRecognizer is a scripted transcribe.Recognizer that counts its
+//     calls, honours its context and can fail on demand.
+//
+// Every adapter's TestConformance calls the suite for its contract:
+//
+//	func TestConformance(t *testing.T) {
+//		transcribetest.RunStoreTests(t, func(t *testing.T) transcribe.Store {
+//			return mystore.New(...)
+//		})
+//	}
+//
+// The suites only use the methods of the contract, run their subtests
+// sequentially (each on a fresh adapter from the factory) and start their
+// own goroutines for the concurrency checks, so they are safe to call from
+// a parallel test.
+package transcribetest
