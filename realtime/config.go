@@ -1,0 +1,228 @@
+package realtime
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+	"unicode"
+
+	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/google/uuid"
+)
+
+// Limits from the spec.
+const (
+	// DefaultSilenceThreshold is end_utterance_silence_threshold when the
+	// client sets none.
+	DefaultSilenceThreshold = 700 * time.Millisecond
+	// MaxSilenceThreshold is the largest end_utterance_silence_threshold.
+	MaxSilenceThreshold = 20 * time.Second
+	// MinTokenExpiresIn is the smallest expires_in of POST /v2/realtime/token.
+	MinTokenExpiresIn = 60 * time.Second
+	// MaxWordBoostChars is the longest word_boost query value (JSON text).
+	MaxWordBoostChars = 2500
+	// DefaultSampleRate is used when the sample_rate query parameter is
+	// absent (the Go SDK leaves it out by default).
+	DefaultSampleRate = 16000
+	// MinSampleRate and MaxSampleRate bound sample_rate.
+	MinSampleRate = 8000
+	MaxSampleRate = 48000
+)
+
+// Config configures the session engine (NewSession) and the WebSocket
+// transport (NewHandler). Zero values mean the documented default.
+type Config struct {
+	// Recognizer transcribes the audio; one Stream per session. Required.
+	Recognizer transcribe.StreamRecognizer
+
+	// Authenticate checks the API key of a request (the raw authorization
+	// header) and returns its project. Required by NewHandler. It is
+	// called for POST /v2/realtime/token and for WebSocket upgrades that
+	// carry no token query parameter.
+	Authenticate func(r *http.Request) (projectID string, ok bool)
+
+	// Now is the clock. Default time.Now. Every expiry, idle and rate
+	// decision reads it, so tests drive time by changing what it returns.
+	Now func() time.Time
+
+	// NewID returns session ids. Default uuid.NewString.
+	NewID func() string
+
+	// Format punctuates and cases the words of a FinalTranscript. It gets
+	// the recognizer's lowercase words and returns the words to send; the
+	// text is the words' Text joined by spaces. Default DefaultFormat.
+	Format func([]transcribe.Word) []transcribe.Word
+
+	// SessionDuration is how long a session lives after SessionBegins
+	// (expires_at); then it ends with 4008. Default 1 hour.
+	SessionDuration time.Duration
+
+	// ResumeGrace is how long a session whose connection dropped without
+	// terminate_session waits for /v2/realtime/ws/{session_id}; after it
+	// the session has expired (resume gives 4008). Default 30 s.
+	ResumeGrace time.Duration
+
+	// MaxResumes is how many times one session may be resumed; the next
+	// attempt is closed with 1013 (reconnect attempts exhausted) and ends
+	// the session. Default 10.
+	MaxResumes int
+
+	// MaxSessionsPerProject caps concurrent live sessions (streaming or
+	// waiting for a resume) of one project; the next is closed with 4102.
+	// Default 32.
+	MaxSessionsPerProject int
+
+	// IdleTimeout ends a session that receives no audio for this long
+	// (4031). Default 1 minute.
+	IdleTimeout time.Duration
+
+	// RateLimitLead is how far ahead of real time a client may send audio:
+	// audio fills a bucket that drains at one second per second, and a
+	// session whose bucket holds more than RateLimitLead of audio (for
+	// example, audio sent at twice real time for a minute) ends with 4029.
+	// Default 1 minute.
+	RateLimitLead time.Duration
+
+	// MinAudioPerMessage is the shortest audio message (4032). A shorter
+	// message is still accepted when it is the last audio before
+	// force_end_utterance, terminate_session or a disconnect, because
+	// callers that stream a file in fixed chunks send a short tail; the
+	// close comes when more audio follows it. Default 100 ms; negative
+	// disables the check.
+	MinAudioPerMessage time.Duration
+
+	// MaxAudioPerMessage is the longest audio message (4033). Default 2 s.
+	MaxAudioPerMessage time.Duration
+
+	// PartialInterval is the least audio between two partial transcript
+	// checks; a PartialTranscript is sent only when its text changed.
+	// Default 100 ms.
+	PartialInterval time.Duration
+
+	// MaxUtterance ends an utterance at the next non-speech frame once it
+	// is this long, even without a full pause. Default 20 s.
+	MaxUtterance time.Duration
+
+	// SpeechRMS is the absolute RMS level (of 32768) below which a 10 ms
+	// frame never counts as speech for endpointing. Default 300 (-41 dBFS).
+	SpeechRMS float64
+
+	// MaxTokenExpiresIn caps expires_in of POST /v2/realtime/token; larger
+	// values are clamped to it. Default 100 hours (360000 s).
+	MaxTokenExpiresIn time.Duration
+
+	// TickInterval is how often a connection checks its clock (expiry,
+	// idleness, endpointing when the client stops sending). Default 100 ms.
+	TickInterval time.Duration
+
+	// WriteTimeout bounds each WebSocket write. Default 10 s.
+	WriteTimeout time.Duration
+
+	// OriginPatterns, when set, restricts the Origin header of WebSocket
+	// upgrades (see websocket.AcceptOptions). Default: any origin, since
+	// authentication uses a header or a token, never cookies.
+	OriginPatterns []string
+
+	// Logf, when set, receives one line per session event worth a look.
+	Logf func(format string, args ...any)
+}
+
+// withDefaults returns a copy of c with defaults filled in.
+func (c Config) withDefaults() Config {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.NewID == nil {
+		c.NewID = uuid.NewString
+	}
+	if c.Format == nil {
+		c.Format = DefaultFormat
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&c.SessionDuration, time.Hour)
+	def(&c.ResumeGrace, 30*time.Second)
+	def(&c.IdleTimeout, time.Minute)
+	def(&c.RateLimitLead, time.Minute)
+	def(&c.MinAudioPerMessage, 100*time.Millisecond)
+	def(&c.MaxAudioPerMessage, 2*time.Second)
+	def(&c.PartialInterval, 100*time.Millisecond)
+	def(&c.MaxUtterance, 20*time.Second)
+	def(&c.MaxTokenExpiresIn, 100*time.Hour)
+	def(&c.TickInterval, 100*time.Millisecond)
+	def(&c.WriteTimeout, 10*time.Second)
+	if c.MaxResumes == 0 {
+		c.MaxResumes = 10
+	}
+	if c.MaxSessionsPerProject == 0 {
+		c.MaxSessionsPerProject = 32
+	}
+	if c.SpeechRMS == 0 {
+		c.SpeechRMS = 300
+	}
+	return c
+}
+
+// validate names the first bad field.
+func (c Config) validate(needAuth bool) error {
+	switch {
+	case c.Recognizer == nil:
+		return fmt.Errorf("realtime: Config.Recognizer is required")
+	case needAuth && c.Authenticate == nil:
+		return fmt.Errorf("realtime: Config.Authenticate is required")
+	case c.SessionDuration < 0:
+		return fmt.Errorf("realtime: Config.SessionDuration must be positive")
+	case c.ResumeGrace < 0:
+		return fmt.Errorf("realtime: Config.ResumeGrace must be positive")
+	case c.MaxResumes < 0:
+		return fmt.Errorf("realtime: Config.MaxResumes must be positive")
+	case c.MaxSessionsPerProject < 0:
+		return fmt.Errorf("realtime: Config.MaxSessionsPerProject must be positive")
+	case c.IdleTimeout < 0:
+		return fmt.Errorf("realtime: Config.IdleTimeout must be positive")
+	case c.RateLimitLead < 0:
+		return fmt.Errorf("realtime: Config.RateLimitLead must be positive")
+	case c.MaxAudioPerMessage < 0 || (c.MinAudioPerMessage > 0 && c.MaxAudioPerMessage > 0 && c.MinAudioPerMessage > c.MaxAudioPerMessage):
+		return fmt.Errorf("realtime: Config.MaxAudioPerMessage must be positive and not below MinAudioPerMessage")
+	case c.PartialInterval < 0:
+		return fmt.Errorf("realtime: Config.PartialInterval must be positive")
+	case c.MaxUtterance < 0:
+		return fmt.Errorf("realtime: Config.MaxUtterance must be positive")
+	case c.SpeechRMS < 0:
+		return fmt.Errorf("realtime: Config.SpeechRMS must be positive")
+	case c.MaxTokenExpiresIn < 0 || (c.MaxTokenExpiresIn > 0 && c.MaxTokenExpiresIn < MinTokenExpiresIn):
+		return fmt.Errorf("realtime: Config.MaxTokenExpiresIn must be at least %v", MinTokenExpiresIn)
+	case c.TickInterval < 0:
+		return fmt.Errorf("realtime: Config.TickInterval must be positive")
+	case c.WriteTimeout < 0:
+		return fmt.Errorf("realtime: Config.WriteTimeout must be positive")
+	}
+	return nil
+}
+
+// DefaultFormat is the default Config.Format: it capitalizes the first
+// word and ends the last with a period (unless it already ends with
+// sentence punctuation). It does not modify its argument.
+func DefaultFormat(words []transcribe.Word) []transcribe.Word {
+	if len(words) == 0 {
+		return words
+	}
+	out := append([]transcribe.Word(nil), words...)
+	first := []rune(out[0].Text)
+	if len(first) > 0 {
+		first[0] = unicode.ToUpper(first[0])
+		out[0].Text = string(first)
+	}
+	last := &out[len(out)-1]
+	if n := len(last.Text); n > 0 {
+		switch last.Text[n-1] {
+		case '.', '?', '!':
+		default:
+			last.Text += "."
+		}
+	}
+	return out
+}
