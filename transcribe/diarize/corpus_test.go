@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -131,6 +132,7 @@ func conversations(t testing.TB) map[string]*conversation {
 			}
 			corpus[s.name] = c
 		}
+		corpus["real"], corpusErr = realConversation(t)
 	})
 	if corpusErr != nil {
 		t.Fatalf("building the corpus: %v", corpusErr)
@@ -265,4 +267,42 @@ func readWAV(path string) ([]int16, error) {
 		p += 8 + n + n%2
 	}
 	return nil, fmt.Errorf("%s: no data chunk", path)
+}
+
+// realConversation interleaves real read speech: the five librivox clips of
+// Debian's pocketsphinx-testdata (one reader) as speaker 0 and four CMU
+// recordings shipped beside them (goforward, numbers, something and
+// tidigits/dhd.2934z, raw 16 kHz; all by one speaker, "dhd") as speaker 1,
+// with 250 ms pauses.
+func realConversation(t testing.TB) (*conversation, error) {
+	lib := testaudio.Librivox(t)
+	dir := filepath.Dir(testaudio.LibrivoxDir)
+	other := []string{"goforward.raw", "numbers.raw", "something.raw", "tidigits/dhd.2934z.raw"}
+	c := &conversation{name: "real", voices: []string{"librivox", "dhd"}}
+	add := func(x []int16, spk int) {
+		lo, hi := voiced(x)
+		base := int64(len(c.audio))
+		c.ref = append(c.ref, Segment{Start: (base + int64(lo)) * 1000 / rate, End: (base + int64(hi)) * 1000 / rate, Speaker: spk})
+		c.audio = append(c.audio, x...)
+		c.audio = append(c.audio, make([]int16, rate/4)...)
+	}
+	for i, l := range lib {
+		x, err := readWAV(l)
+		if err != nil {
+			return nil, err
+		}
+		add(x, 0)
+		if i < len(other) {
+			b, err := os.ReadFile(filepath.Join(dir, other[i]))
+			if err != nil {
+				return nil, err
+			}
+			y := make([]int16, len(b)/2)
+			for j := range y {
+				y[j] = int16(binary.LittleEndian.Uint16(b[2*j:]))
+			}
+			add(y, 1)
+		}
+	}
+	return c, nil
 }
