@@ -215,9 +215,14 @@ func (h *Handler) TokenHandler() http.Handler {
 		var req struct {
 			ExpiresIn *json.Number `json:"expires_in"`
 		}
-		dec := json.NewDecoder(strings.NewReader(string(body)))
-		dec.UseNumber()
-		if err := dec.Decode(&req); err != nil {
+		var raw struct {
+			ExpiresIn json.RawMessage `json:"expires_in"`
+		}
+		if err := json.Unmarshal(body, &raw); err == nil && len(raw.ExpiresIn) > 0 && raw.ExpiresIn[0] == '"' {
+			writeJSON(w, http.StatusBadRequest, ErrorMessage{Error: "expires_in must be an integer number of seconds"})
+			return
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
 			writeJSON(w, http.StatusBadRequest, ErrorMessage{Error: "request body must be a JSON object with expires_in"})
 			return
 		}
