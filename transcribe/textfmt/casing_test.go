@@ -1,0 +1,40 @@
+package textfmt
+
+import "testing"
+
+func TestCasing(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"my name is sarah.", "My name is Sarah."},
+		{"i think i'm right and i'll go.", "I think I'm right and I'll go."},
+		{"we flew to new york from san francisco.", "We flew to New York from San Francisco."},
+		{"it was monday. then tuesday.", "It was Monday. Then Tuesday."},
+		{"i will go in may.", "I will go in may."},
+		{"it may rain on may 5th.", "It may rain on May 5th."},
+		{"we march in march.", "We march in March."},
+		{"write to john@example.com today.", "Write to john@example.com today."},
+		{"example.com is up.", "example.com is up."},
+		{"$25 is fine. ok?", "$25 is fine. Ok?"},
+		{"sarah's car.", "Sarah's car."},
+		{"the united states of america.", "The United States of America."},
+		{"rio de janeiro.", "Rio de Janeiro."},
+		{"mark will bring grace.", "Mark will bring grace."},
+		{"new. york", "New. York"},
+	}
+	for _, c := range cases {
+		ws := words(c.in)
+		Casing{}.Case(ws)
+		if got := text(ws); got != c.want {
+			t.Errorf("Case(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCasingSpeakerTurn(t *testing.T) {
+	a, b := "A", "B"
+	ws := words("yes sure")
+	ws[0].Speaker, ws[1].Speaker = &a, &b
+	Casing{}.Case(ws)
+	if got := text(ws); got != "Yes Sure" {
+		t.Errorf("got %q", got)
+	}
+}

@@ -1,0 +1,87 @@
+package textfmt
+
+import (
+	"testing"
+	"time"
+)
+
+func TestPunctuate(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"hello there", "hello there."},
+		{"however it worked", "however, it worked."},
+		{"it was fine // what happened next", "it was fine. what happened next?"},
+		{"so how are you", "so how are you?"},
+		{"is it raining", "is it raining?"},
+		{"the cat sat / on the mat", "the cat sat, on the mat."},
+		{"well i think so", "well, i think so."},
+		{"no one came", "no one came."},
+		{"no i did not", "no, i did not."},
+		{"i tried it but it failed", "i tried it, but it failed."},
+		{"we were late so we left", "we were late, so we left."},
+		{"it was so good", "it was so good."},
+		{"i went to / the shop", "i went to the shop."},
+		{"done", "done."},
+		{"done.", "done."},
+		{"what, // yes", "what? yes."},
+		{"um what is it", "um what is it?"},
+	}
+	for _, c := range cases {
+		ws := words(c.in)
+		Punctuator{}.Punctuate(ws)
+		if got := text(ws); got != c.want {
+			t.Errorf("Punctuate(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestPunctuateSpeakerChangeEndsSentence(t *testing.T) {
+	a, b := "A", "B"
+	ws := words("how are you fine thanks")
+	for i := range ws {
+		ws[i].Speaker = &a
+		if i >= 3 {
+			ws[i].Speaker = &b
+		}
+	}
+	Punctuator{}.Punctuate(ws)
+	if got := text(ws); got != "how are you? fine thanks." {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestPunctuateLongSentenceSplit(t *testing.T) {
+	in := ""
+	for i := 0; i < 30; i++ {
+		in += "word "
+	}
+	in += "/ "
+	for i := 0; i < 30; i++ {
+		in += "word "
+	}
+	ws := words(in)
+	Punctuator{}.Punctuate(ws)
+	if ws[29].Text != "word." || ws[59].Text != "word." {
+		t.Errorf("long sentence not split at its pause: %q", text(ws))
+	}
+	ws = words(in)
+	Punctuator{MaxSentenceWords: -1}.Punctuate(ws)
+	if ws[29].Text != "word," {
+		t.Errorf("MaxSentenceWords -1 split anyway: %q", ws[29].Text)
+	}
+}
+
+func TestPunctuatorValidate(t *testing.T) {
+	if err := (Punctuator{}).Validate(); err != nil {
+		t.Fatal(err)
+	}
+	bad := []Punctuator{
+		{SentencePause: -time.Second},
+		{CommaPause: time.Second},
+		{CommaPause: -1},
+	}
+	for _, p := range bad {
+		if err := p.Validate(); err == nil {
+			t.Errorf("%+v validated", p)
+		}
+	}
+}
