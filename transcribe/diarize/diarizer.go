@@ -86,7 +86,7 @@ type BICConfig struct {
 	// Default 1.2.
 	ChangeLambda float64
 	// ClusterLambda weights the BIC penalty when merging clusters; larger
-	// values find fewer speakers. Default 3.
+	// values find fewer speakers. Default 4.
 	ClusterLambda float64
 	// ChangeWindow is the length of each of the two windows compared at a
 	// candidate change point. Default 1500 ms.
@@ -137,7 +137,7 @@ func NewBIC(cfg BICConfig) (*BIC, error) {
 		cfg.ChangeLambda = 1.2
 	}
 	if cfg.ClusterLambda == 0 {
-		cfg.ClusterLambda = 3
+		cfg.ClusterLambda = 4
 	}
 	if cfg.ChangeWindowMS == 0 {
 		cfg.ChangeWindowMS = 1500

@@ -15,7 +15,7 @@ const (
 // features are per-frame MFCCs and log energies of one channel.
 type features struct {
 	mfcc   [][]float64 // [frame][coef], c1..cN (c0 dropped)
-	energy []float64   // log10 frame energy (mean square of samples / 32768^2)
+	energy []float64   // log10 frame energy (variance of samples / 32768^2)
 }
 
 // mfccExtractor computes MFCCs for one sample rate; it is built once per
@@ -95,7 +95,7 @@ func (e *mfccExtractor) extract(samples []int16) features {
 	flat := make([]float64, n*len(e.dct))
 	for i := 0; i < n; i++ {
 		start := i * e.hop
-		var sq float64
+		var sq, sum float64
 		prev := 0.0
 		if start > 0 {
 			prev = float64(samples[start-1]) / 32768
@@ -107,11 +107,13 @@ func (e *mfccExtractor) extract(samples []int16) features {
 			}
 			x := float64(samples[start+j]) / 32768
 			sq += x * x
+			sum += x
 			e.buf[j] = complex((x-0.97*prev)*e.window[j], 0)
 			prev = x
 		}
-		win := min(e.win, len(samples)-start)
-		f.energy[i] = math.Log10(sq/float64(win) + 1e-10)
+		// energy of the frame without its DC offset
+		win := float64(min(e.win, len(samples)-start))
+		f.energy[i] = math.Log10(math.Max(sq/win-(sum/win)*(sum/win), 0) + 1e-10)
 		fft(e.buf)
 		for k := range e.power {
 			a := cmplx.Abs(e.buf[k])
