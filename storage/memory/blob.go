@@ -14,22 +14,62 @@ import (
 )
 
 // BlobStore is an in-memory transcribe.BlobStore. The zero value is not
-// usable; call NewBlobStore. It is safe for concurrent use. Put reads the
-// whole body into memory (in growing chunks, never more than the body
-// plus one chunk), so it suits tests and small deployments only. A blob is
+// usable; call NewBlobStore. It is safe for concurrent use. Put keeps the
+// whole body in memory, in chunks of up to 1 MiB so that it never copies
+// or doubles it, which suits tests and small deployments only. A blob is
 // immutable once stored: Put swaps in a new one, so a reader opened
 // earlier keeps seeing the old content, and a failed Put changes nothing.
 type BlobStore struct {
 	mu     sync.RWMutex
 	closed bool
-	blobs  map[string][]byte
+	blobs  map[string]blob
+}
+
+// blob is stored content: chunks that are never modified once stored.
+type blob [][]byte
+
+func (b blob) reader() io.Reader {
+	rs := make([]io.Reader, len(b))
+	for i, c := range b {
+		rs[i] = bytes.NewReader(c)
+	}
+	return io.MultiReader(rs...)
+}
+
+// readBlob reads r to EOF into chunks that start at 4 KiB and double up
+// to 1 MiB.
+func readBlob(ctx context.Context, r io.Reader) (blob, int64, error) {
+	const first, limit = 4 << 10, 1 << 20
+	var (
+		b    blob
+		n    int64
+		size = first
+	)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, n, err
+		}
+		c := make([]byte, size)
+		m, err := io.ReadFull(r, c)
+		n += int64(m)
+		if m > 0 {
+			b = append(b, c[:m:m])
+		}
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return b, n, nil
+		case err != nil:
+			return nil, n, err
+		}
+		size = min(2*size, limit)
+	}
 }
 
 var _ transcribe.BlobStore = (*BlobStore)(nil)
 
 // NewBlobStore returns an empty BlobStore.
 func NewBlobStore() *BlobStore {
-	return &BlobStore{blobs: map[string][]byte{}}
+	return &BlobStore{blobs: map[string]blob{}}
 }
 
 // Put implements transcribe.BlobStore. The key must be non-empty. A read
@@ -41,8 +81,7 @@ func (b *BlobStore) Put(ctx context.Context, key string, r io.Reader) (int64, er
 	if r == nil {
 		return 0, errors.New("memory: Put: nil reader")
 	}
-	var buf bytes.Buffer
-	n, err := io.Copy(&buf, ctxReader{ctx, r})
+	data, n, err := readBlob(ctx, r)
 	if err != nil {
 		return n, fmt.Errorf("memory: Put %s: %w", key, err)
 	}
@@ -51,7 +90,7 @@ func (b *BlobStore) Put(ctx context.Context, key string, r io.Reader) (int64, er
 	if b.closed {
 		return 0, ErrClosed
 	}
-	b.blobs[key] = buf.Bytes()
+	b.blobs[key] = data
 	return n, nil
 }
 
@@ -69,7 +108,7 @@ func (b *BlobStore) Open(ctx context.Context, key string) (io.ReadCloser, error)
 	if !ok {
 		return nil, fmt.Errorf("memory: blob %s: %w", key, transcribe.ErrNotFound)
 	}
-	return io.NopCloser(bytes.NewReader(data)), nil
+	return io.NopCloser(data.reader()), nil
 }
 
 // Delete implements transcribe.BlobStore; deleting a missing key is nil.
@@ -107,17 +146,4 @@ func (b *BlobStore) Close() error {
 	b.closed = true
 	b.blobs = nil
 	return nil
-}
-
-// ctxReader stops a copy when ctx is cancelled.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
