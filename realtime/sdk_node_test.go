@@ -1,0 +1,168 @@
+package realtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/pem"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var npmOnce sync.Once
+
+// jsSDKDir returns realtime/jstest with node_modules installed (npm ci
+// from the committed package-lock.json when missing).
+func jsSDKDir(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatal("node is not installed; the JS SDK test needs Node.js 20 and npm")
+	}
+	dir, err := filepath.Abs("jstest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var npmErr error
+	npmOnce.Do(func() {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", "assemblyai", "package.json")); err == nil {
+			return
+		}
+		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			npmErr = err
+			t.Logf("npm ci: %s", b)
+		}
+	})
+	if npmErr != nil {
+		t.Fatalf("npm ci in %s: %v", dir, npmErr)
+	}
+	return dir
+}
+
+type jsResult struct {
+	Token          bool   `json:"token"`
+	SessionID      string `json:"sessionId"`
+	ExpiresAtValid bool   `json:"expiresAtValid"`
+	ConnectError   string `json:"connectError"`
+	Partials       []struct {
+		Text    string `json:"text"`
+		Created bool   `json:"created"`
+	} `json:"partials"`
+	Finals []struct {
+		Text       string `json:"text"`
+		Punctuated bool   `json:"punctuated"`
+		Words      int    `json:"words"`
+		Start      int64  `json:"start"`
+		End        int64  `json:"end"`
+		Created    bool   `json:"created"`
+	} `json:"finals"`
+	Info   []float64 `json:"info"`
+	Errors []string  `json:"errors"`
+	Close  *struct {
+		Code   int    `json:"code"`
+		Reason string `json:"reason"`
+	} `json:"close"`
+	CloseMs int64  `json:"closeMs"`
+	Fatal   string `json:"fatal"`
+}
+
+// TestJSSDKRealtime runs the official JS SDK 4.41.5 real-time client
+// over wss (wire-format.md section 7, JS items 8 to 10).
+func TestJSSDKRealtime(t *testing.T) {
+	dir := jsSDKDir(t)
+	const text = "please call stella and ask her"
+	pcmPath := filepath.Join(t.TempDir(), "speech.pcm")
+	if err := os.WriteFile(pcmPath, speechClip(t, "rms", text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, ts, real := sdkServer(t, true)
+	caPath := filepath.Join(t.TempDir(), "ca.pem")
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
+	if err := os.WriteFile(caPath, ca, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(t *testing.T, mode string) jsResult {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "node", "realtime.cjs")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "NODE_EXTRA_CA_CERTS="+caPath, "EARSHOT_URL="+ts.URL,
+			"EARSHOT_KEY=key-a", "EARSHOT_MODE="+mode, "EARSHOT_PCM="+pcmPath)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("node: %v\nstdout: %s\nstderr: %s", err, out, stderr.String())
+		}
+		var r jsResult
+		if err := json.Unmarshal(bytes.TrimSpace(out), &r); err != nil {
+			t.Fatalf("node printed %q: %v (stderr %s)", out, err, stderr.String())
+		}
+		if r.Fatal != "" {
+			t.Fatalf("node failed: %s", r.Fatal)
+		}
+		return r
+	}
+	for _, mode := range []string{"token", "key"} {
+		t.Run(mode, func(t *testing.T) {
+			r := run(t, mode)
+			if mode == "token" && !r.Token {
+				t.Error("createTemporaryToken returned no token")
+			}
+			if r.SessionID == "" || !r.ExpiresAtValid {
+				t.Fatalf("connect: %+v", r)
+			}
+			if len(r.Partials) == 0 || len(r.Finals) == 0 {
+				t.Fatalf("partials %d finals %d: %+v", len(r.Partials), len(r.Finals), r)
+			}
+			var texts []string
+			for _, f := range r.Finals {
+				if !f.Punctuated || f.Words == 0 || !f.Created || f.End <= f.Start {
+					t.Errorf("final %+v", f)
+				}
+				texts = append(texts, f.Text)
+			}
+			got := strings.Join(texts, " ")
+			t.Logf("finals %q, %d partials, close() took %d ms", got, len(r.Partials), r.CloseMs)
+			if real && wordOverlap(text, got) < 0.7 {
+				t.Errorf("recognized %q for %q", got, text)
+			}
+			if len(r.Info) != 1 || r.Info[0] < 2 {
+				t.Errorf("session_information %v", r.Info)
+			}
+			if r.CloseMs > 2000 {
+				t.Errorf("close() took %d ms: SessionTerminated missing?", r.CloseMs)
+			}
+			if len(r.Errors) != 0 {
+				t.Errorf("errors %v", r.Errors)
+			}
+			sess := h.Session(r.SessionID)
+			if sess == nil || sess.State() != StateTerminated {
+				t.Fatalf("session not terminated by terminate_session")
+			}
+			o := sess.Options()
+			if len(o.WordBoost) != 1 || o.WordBoost[0] != "foo" || !o.EnableExtraSessionInformation {
+				t.Errorf("options %+v", o)
+			}
+			// endUtteranceSilenceThreshold was sent in onopen.
+			if got := sess.SilenceThreshold(); got != 500*time.Millisecond {
+				t.Errorf("silence threshold %v", got)
+			}
+		})
+	}
+	t.Run("bad token", func(t *testing.T) {
+		r := run(t, "badtoken")
+		if !strings.Contains(r.ConnectError, "4001") || r.Close == nil || r.Close.Code != 4001 {
+			t.Fatalf("%+v", r)
+		}
+		if len(r.Errors) == 0 || r.Errors[0] != "Not Authorized" {
+			t.Fatalf("errors %v", r.Errors)
+		}
+	})
+}
