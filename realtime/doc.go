@@ -1,4 +1,124 @@
-// Package realtime is the streaming session engine of /v2/realtime: session
-// state, endpointing and partial/final transcripts over a
-// transcribe.StreamRecognizer, independent of the WebSocket transport.
+// Package realtime serves AssemblyAI-compatible v2 real-time streaming:
+// WebSocket sessions at /v2/realtime/ws that turn live audio into partial
+// and final transcripts over a transcribe.StreamRecognizer, plus the
+// temporary tokens of POST /v2/realtime/token. The official Go SDK
+// (v1.10.0) and JS SDK (4.41.5) real-time clients work against it
+// unchanged; both are run in this package's tests.
+//
+// # Entry points
+//
+//   - NewHandler(Config) returns a *Handler, an http.Handler for
+//     GET /v2/realtime/ws (new session) and GET /v2/realtime/ws/{session_id}
+//     (resume). Handler.TokenHandler serves POST /v2/realtime/token.
+//     Config.Recognizer and Config.Authenticate are required; httpapi
+//     mounts these on its mux.
+//   - NewSession(ctx, Config, SessionOptions) is the session engine on its
+//     own, with no WebSocket: Audio, HandleText, Tick and Terminate take
+//     client input (or the passing of time) and return the messages to
+//     send and, when the connection must end, a *CloseError.
+//   - Messages: SessionBegins, SessionResumed, PartialTranscript,
+//     FinalTranscript, SessionInformation, SessionTerminated, ErrorMessage.
+//
+// # Sessions
+//
+// A session goes begins -> streaming -> terminated or expired (State).
+// The server sends SessionBegins (session_id, expires_at) as the first
+// message of a connection — the Go SDK reads its first message as
+// SessionBegins without looking at message_type. Audio arrives as binary
+// frames or {"audio_data": base64} text frames (pcm_s16le or pcm_mulaw at
+// sample_rate, default 16000 when absent; resampled to the recognizer's
+// rate). Text frames may end with whitespace (Go's json.Encoder adds a
+// newline) and may arrive before the client saw SessionBegins (the JS SDK
+// sends end_utterance_silence_threshold in onopen).
+//
+// Endpointing: an energy voice-activity detector over 10 ms frames (with
+// an adaptive noise floor) ends the utterance once speech is followed by
+// end_utterance_silence_threshold of non-speech audio (default 700 ms,
+// 0..20000, set by {"end_utterance_silence_threshold": N}); the utterance
+// also ends when the client stops sending audio for the threshold plus
+// 500 ms, on {"force_end_utterance": true}, and at the next pause once it
+// is Config.MaxUtterance long. A FinalTranscript carries the utterance's
+// words passed through Config.Format (default DefaultFormat: capital first
+// letter, final period), punctuated and text_formatted true.
+// PartialTranscripts (lowercase, unpunctuated) are checked every
+// Config.PartialInterval of audio and sent when the text changed, unless
+// disable_partial_transcripts=true. Empty transcripts are never sent (the
+// Go SDK drops them anyway). Times are milliseconds of audio since the
+// session started and continue across resumes.
+//
+// {"terminate_session": true} flushes the open utterance as a final, then
+// sends SessionInformation (audio_duration_seconds; always, whatever
+// enable_extra_session_information says) and SessionTerminated, then
+// closes with 1000. The Go SDK's Disconnect waits forever for
+// SessionTerminated, so it is sent on every terminate.
+//
+// A connection that drops without terminate_session leaves its session
+// (and its recognizer stream) waiting Config.ResumeGrace for
+// /v2/realtime/ws/{session_id}, which answers SessionResumed (session_id,
+// expires_at) and continues the same stream. The same authorization
+// applies: an API key of the session's project, or the temporary token
+// that started it.
+//
+// # Authentication and tokens
+//
+// A WebSocket authenticates with the raw API key in the authorization
+// header (Config.Authenticate) or a temporary token in the token query
+// parameter. On failure the upgrade is still accepted, {"error":"Not
+// Authorized"} is sent and the socket closes with 4001, which both SDKs
+// report. POST /v2/realtime/token takes {"expires_in": seconds} (at least
+// 60; values above Config.MaxTokenExpiresIn, default 360000 s, are
+// clamped) with API-key auth and returns {"token": "..."}: 64 random hex
+// characters, bound to the project, usable to start one session and then
+// to resume that session. Every response is application/json; errors are
+// {"error": "..."} with 400, 401 or 405.
+//
+// # Close codes
+//
+// Before every error close the server sends {"error": detail}; the close
+// reason is the fixed text below.
+//
+//	1000 normal, after SessionTerminated
+//	1011 Internal server error: the recognizer failed or could not open a stream
+//	1013 Temporary server condition forced blocking client's request:
+//	     resume attempted more than Config.MaxResumes (default 10) times; ends the session
+//	4000 Sample rate must be a positive integer: sample_rate not an integer in 8000..48000
+//	4001 Not Authorized: bad API key or token, token expired, used, or another session's
+//	4004 Session not found: resume of an unknown id (or another project's)
+//	4008 Session Expired: expires_at passed (Config.SessionDuration, default 1 h), or a
+//	     resume after Config.ResumeGrace (default 30 s), or of a session that expired
+//	4010 Session previously closed: resume of a terminated session
+//	4029 Client sent audio too fast: audio is more than Config.RateLimitLead (default 1 min)
+//	     ahead of real time (e.g. sent at 2x speed for a minute)
+//	4030 Unique session violation: a second connection to a session that has one
+//	4031 Session idle for too long: no audio for Config.IdleTimeout (default 1 min)
+//	4032 Audio duration is too short: a message under Config.MinAudioPerMessage (default
+//	     100 ms) followed by more audio (a short last chunk before force_end_utterance,
+//	     terminate_session or a disconnect is accepted: clients that stream a file in
+//	     fixed chunks send one)
+//	4033 Audio duration is too long: a message over Config.MaxAudioPerMessage (2000 ms)
+//	4100 Endpoint received invalid JSON: a text frame that is not JSON
+//	4101 Endpoint received a message with an invalid schema: not an object, no known key,
+//	     wrong types, threshold out of range, bad base64, bad encoding or boolean query value
+//	4102 Too many concurrent sessions: the project has Config.MaxSessionsPerProject
+//	     (default 32) live sessions, counting those waiting for a resume
+//	4104 Could not parse word boost parameter: word_boost is not a JSON list of strings,
+//	     or longer than 2500 characters
+//
+// Errors that end a session (all but 4001, 4004, 4010, 4030, 4102 and
+// 4104, which refuse a connection) make it terminated, so a resume gets
+// 4010; expiry makes it expired (4008).
+//
+// # Time
+//
+// Config.Now is the only clock the engine reads; expiry, idleness, rate
+// limiting and resume grace follow it, so tests move time without
+// sleeping. Connections call Session.Tick every Config.TickInterval, and
+// the Handler sweeps detached sessions and tokens as often.
+//
+// # Concurrency
+//
+// Handler and Session are safe for concurrent use. Each connection runs
+// one reading goroutine and one goroutine that feeds the session and
+// writes its messages, so recognition of a connection's audio is
+// sequential and messages keep their order.
 package realtime
