@@ -1,0 +1,267 @@
+package media
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// unavailableError is a *transcribe.MediaError that also wraps
+// transcribe.ErrUnavailable: the media needs a program that is missing.
+// errors.As finds the MediaError (the transcript fails with its reason) and
+// errors.Is(err, transcribe.ErrUnavailable) tells operators what to fix.
+type unavailableError struct{ *transcribe.MediaError }
+
+func (e *unavailableError) Unwrap() []error {
+	return []error{e.MediaError, transcribe.ErrUnavailable}
+}
+
+func ffmpegMissing(what string) error {
+	return &unavailableError{&transcribe.MediaError{Reason: what +
+		" can only be decoded with ffmpeg, which is not installed on this server: install ffmpeg (Debian/Ubuntu: apt-get install ffmpeg), or submit WAV, MP3, FLAC or Ogg Vorbis"}}
+}
+
+// ffmpegPath resolves the configured ffmpeg program.
+func (d *Decoder) ffmpegPath() (string, error) {
+	if d.cfg.DisableFFmpeg {
+		return "", exec.ErrNotFound
+	}
+	name := d.cfg.FFmpegPath
+	if name == "" {
+		name = "ffmpeg"
+	}
+	return exec.LookPath(name)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	b   []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
+
+// ffmpegSource runs ffmpeg to decode any format it knows into 16-bit WAV at
+// the target rate on a pipe, parsed by wavSource.
+type ffmpegSource struct {
+	*wavSource
+	cmd    *exec.Cmd
+	stdout io.ReadCloser
+	stderr *tailBuffer
+	ctx    context.Context
+	waited bool
+	err    error
+}
+
+func (d *Decoder) startFFmpeg(ctx context.Context, path string, rate int, mono bool) (*ffmpegSource, error) {
+	bin, err := d.ffmpegPath()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"-nostdin", "-hide_banner", "-loglevel", "error",
+		"-i", path, "-map", "0:a:0", "-vn", "-sn", "-dn",
+		"-ar", strconv.Itoa(rate)}
+	if mono {
+		args = append(args, "-ac", "1")
+	}
+	args = append(args, "-c:a", "pcm_s16le", "-f", "wav", "pipe:1")
+	cmd := exec.CommandContext(ctx, bin, args...)
+	s := &ffmpegSource{cmd: cmd, stderr: &tailBuffer{max: 4096}, ctx: ctx}
+	cmd.Stderr = s.stderr
+	s.stdout, err = cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("media: starting ffmpeg: %w", err)
+	}
+	s.wavSource, err = newWAVSource(bufio.NewReaderSize(s.stdout, 64<<10))
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	return s, nil
+}
+
+func (s *ffmpegSource) next() ([][]float32, error) {
+	b, err := s.wavSource.next()
+	if err == nil {
+		return b, nil
+	}
+	if err == io.EOF || errors.Is(err, errTruncated) {
+		if werr := s.wait(); werr != nil {
+			return nil, werr
+		}
+		return nil, io.EOF
+	}
+	return nil, s.fail(err)
+}
+
+// fail stops ffmpeg and returns its error if it has one, else err.
+func (s *ffmpegSource) fail(err error) error {
+	if werr := s.wait(); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// wait reaps ffmpeg and turns a failure into a MediaError carrying its
+// message.
+func (s *ffmpegSource) wait() error {
+	if s.waited {
+		return s.err
+	}
+	s.waited = true
+	io.Copy(io.Discard, s.stdout)
+	err := s.cmd.Wait()
+	if err == nil {
+		return nil
+	}
+	if cerr := s.ctx.Err(); cerr != nil {
+		s.err = cerr
+		return cerr
+	}
+	s.err = &transcribe.MediaError{Reason: ffmpegReason(s.stderr.String())}
+	return s.err
+}
+
+// close kills ffmpeg if it is still running.
+func (s *ffmpegSource) close() {
+	if !s.waited {
+		s.cmd.Process.Kill()
+		s.stdout.Close()
+		s.cmd.Wait()
+		s.waited = true
+	}
+}
+
+// ffmpegReason turns ffmpeg's error output into a transcript error reason.
+func ffmpegReason(stderr string) string {
+	msg := strings.TrimSpace(stderr)
+	switch {
+	case strings.Contains(msg, "matches no streams"), strings.Contains(msg, "does not contain any stream"):
+		return "the media has no audio track"
+	case strings.Contains(msg, "Invalid data found when processing input"):
+		return "the file is not audio or video in a format that can be decoded (it may be corrupt)"
+	case msg == "":
+		return "the media could not be decoded"
+	}
+	// The last line is usually the most specific.
+	lines := strings.Split(msg, "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if len(last) > 300 {
+		last = last[:300]
+	}
+	return "the media could not be decoded: " + last
+}
+
+// MP3Encoder encodes PCM to MP3 with ffmpeg's libmp3lame. The zero value
+// is ready to use. Safe for concurrent use.
+type MP3Encoder struct {
+	// FFmpegPath is the ffmpeg program. Default: "ffmpeg" on $PATH.
+	FFmpegPath string
+	// Bitrate in kbit/s. Default: 64 (transparent enough for speech).
+	Bitrate int
+	// TempDir holds the intermediate file (ffmpeg writes the Xing/LAME
+	// header with the length and gapless information only to a seekable
+	// file). Default: os.TempDir().
+	TempDir string
+}
+
+// EncodeMP3 encodes pcm as MP3 to w with the default MP3Encoder.
+func EncodeMP3(ctx context.Context, pcm *transcribe.PCM, w io.Writer) error {
+	return (&MP3Encoder{}).Encode(ctx, pcm, w)
+}
+
+// Encode writes pcm to w as MP3. It returns an error wrapping
+// transcribe.ErrUnavailable when ffmpeg is not installed, the error from
+// checkPCM for malformed PCM, and ctx.Err() when cancelled.
+func (e *MP3Encoder) Encode(ctx context.Context, pcm *transcribe.PCM, w io.Writer) error {
+	if err := checkPCM(pcm); err != nil {
+		return err
+	}
+	if len(pcm.Channels) > 2 {
+		return fmt.Errorf("media: MP3 holds at most 2 channels; PCM has %d", len(pcm.Channels))
+	}
+	switch pcm.SampleRate {
+	case 8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000:
+	default:
+		return fmt.Errorf("media: MP3 cannot hold %d Hz audio (use 8, 11.025, 12, 16, 22.05, 24, 32, 44.1 or 48 kHz)", pcm.SampleRate)
+	}
+	if e.Bitrate < 0 || e.Bitrate > 320 {
+		return fmt.Errorf("media: MP3Encoder.Bitrate %d is outside 8..320 kbit/s", e.Bitrate)
+	}
+	name := e.FFmpegPath
+	if name == "" {
+		name = "ffmpeg"
+	}
+	bin, err := exec.LookPath(name)
+	if err != nil {
+		return fmt.Errorf("media: encoding MP3 needs ffmpeg, which is not installed (apt-get install ffmpeg): %w", transcribe.ErrUnavailable)
+	}
+	bitrate := e.Bitrate
+	if bitrate == 0 {
+		bitrate = 64
+	}
+	tmp, err := os.CreateTemp(e.TempDir, "earshot-*.mp3")
+	if err != nil {
+		return fmt.Errorf("media: EncodeMP3: %w", err)
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	cmd := exec.CommandContext(ctx, bin, "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
+		"-f", "s16le", "-ar", strconv.Itoa(pcm.SampleRate), "-ac", strconv.Itoa(len(pcm.Channels)), "-i", "pipe:0",
+		"-c:a", "libmp3lame", "-b:a", strconv.Itoa(bitrate)+"k", "-f", "mp3", tmp.Name())
+	stderr := &tailBuffer{max: 4096}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("media: starting ffmpeg: %w", err)
+	}
+	werr := writeInterleaved(stdin, pcm)
+	stdin.Close()
+	err = cmd.Wait()
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if err != nil {
+		return fmt.Errorf("media: ffmpeg MP3 encoding failed: %v: %s", err, bytes.TrimSpace([]byte(stderr.String())))
+	}
+	if werr != nil {
+		return fmt.Errorf("media: feeding ffmpeg: %w", werr)
+	}
+	f, err := os.Open(tmp.Name())
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
+}
