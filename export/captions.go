@@ -193,9 +193,10 @@ func SRT(t *transcribe.Transcript, charsPerCaption int) []byte {
 }
 
 // VTT renders the transcript's words as WebVTT captions: a "WEBVTT" line and
-// a blank line, then cues without identifiers, times as MM:SS.mmm, a blank
-// line between cues. Past one hour the minutes keep counting (75:02.000 is
-// 1 h 15 min 2 s): the spec fixes the MM:SS.mmm form and has no hours field.
+// a blank line, then cues without identifiers, times as MM:SS.mmm (the
+// spec's form), a blank line between cues. From one hour on, times carry an
+// hours field (01:15:02.000), as the WebVTT standard requires: players
+// reject minutes above 59.
 // Text is plain UTF-8 with no HTML escaping; "-->" inside a word becomes
 // "->". A transcript with no words gives "WEBVTT\n\n".
 //
@@ -245,10 +246,14 @@ func appendSRTTime(b []byte, ms int64) []byte {
 	return pad(b, ms%1000, 3)
 }
 
-// appendVTTTime appends MM:SS.mmm, the minutes counting past 59.
+// appendVTTTime appends MM:SS.mmm, or HH:MM:SS.mmm from one hour on.
 func appendVTTTime(b []byte, ms int64) []byte {
 	ms = max(ms, 0)
-	b = pad(b, ms/60_000, 2)
+	if ms >= 3_600_000 {
+		b = pad(b, ms/3_600_000, 2)
+		b = append(b, ':')
+	}
+	b = pad(b, ms/60_000%60, 2)
 	b = append(b, ':')
 	b = pad(b, ms/1000%60, 2)
 	b = append(b, '.')

@@ -21,8 +21,9 @@
 // SRT output is numbered cues with HH:MM:SS,mmm times, a blank line between
 // cues, no byte-order mark and no HTML escaping. VTT output starts with a
 // WEBVTT line and a blank line, and its cue times are MM:SS.mmm as the spec
-// requires; past an hour the minutes keep counting (75:02.000), since the
-// spec's form has no hours field. These are written by hand:
+// requires; from one hour on they carry an hours field (01:15:02.000), as
+// the WebVTT standard requires (players reject minutes above 59). These are
+// written by hand:
 // github.com/asticode/go-astisub (checked at v0.34.0) writes a byte-order
 // mark before SRT, HTML-escapes cue text ("&" becomes "&amp;") and always
 // writes HH:MM:SS.mmm in WebVTT, so it is not used anywhere in this package.

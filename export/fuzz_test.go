@@ -46,7 +46,7 @@ func fuzzWords(text string, shape []byte) []transcribe.Word {
 
 var (
 	srtTiming = regexp.MustCompile(`^(\d{2,}):([0-5]\d):([0-5]\d),(\d{3}) --> (\d{2,}):([0-5]\d):([0-5]\d),(\d{3})$`)
-	vttTiming = regexp.MustCompile(`^(\d{2,}):([0-5]\d)\.(\d{3}) --> (\d{2,}):([0-5]\d)\.(\d{3})$`)
+	vttTiming = regexp.MustCompile(`^(?:(0[1-9]|[1-9]\d+):)?([0-5]\d):([0-5]\d)\.(\d{3}) --> (?:(0[1-9]|[1-9]\d+):)?([0-5]\d):([0-5]\d)\.(\d{3})$`)
 )
 
 func atoi(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
@@ -110,8 +110,8 @@ func parseVTT(out []byte) ([]parsedCue, error) {
 			return nil, fmt.Errorf("cue %d: %q", i+1, block)
 		}
 		cues = append(cues, parsedCue{
-			start: atoi(m[1])*60_000 + atoi(m[2])*1000 + atoi(m[3]),
-			end:   atoi(m[4])*60_000 + atoi(m[5])*1000 + atoi(m[6]),
+			start: atoi(m[1])*3_600_000 + atoi(m[2])*60_000 + atoi(m[3])*1000 + atoi(m[4]),
+			end:   atoi(m[5])*3_600_000 + atoi(m[6])*60_000 + atoi(m[7])*1000 + atoi(m[8]),
 			lines: lines[1:],
 		})
 	}
