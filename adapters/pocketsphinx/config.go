@@ -1,0 +1,44 @@
+package pocketsphinx
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// DefaultModelDir is where Debian's pocketsphinx-en-us installs the US
+// English model.
+const DefaultModelDir = "/usr/share/pocketsphinx/model/en-us"
+
+// Config configures a Recognizer. The zero value is valid: every field has
+// a default.
+type Config struct {
+	// ModelDir holds en-us/ (acoustic model), en-us.lm.bin and
+	// cmudict-en-us.dict. Default DefaultModelDir.
+	ModelDir string
+	// Decoders caps the pooled decoders (each ~107 MB and ~0.45 s to
+	// create, made lazily). Recognize calls and streams beyond it wait.
+	// Default runtime.NumCPU().
+	Decoders int
+	// LibraryPath is the directory holding libpocketsphinx.so.3 and
+	// libsphinxbase.so.3, or the path of libpocketsphinx.so.3. Default:
+	// Debian's multiarch directories.
+	LibraryPath string
+}
+
+func (c Config) withDefaults() Config {
+	if c.ModelDir == "" {
+		c.ModelDir = DefaultModelDir
+	}
+	if c.Decoders == 0 {
+		c.Decoders = runtime.NumCPU()
+	}
+	return c
+}
+
+// validate reports a Config that cannot work.
+func (c Config) validate() error {
+	if c.Decoders < 0 {
+		return fmt.Errorf("pocketsphinx: Config.Decoders must be positive, got %d", c.Decoders)
+	}
+	return nil
+}

@@ -1,0 +1,232 @@
+package pocketsphinx
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/earshot-dev/earshot/internal/testaudio"
+	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+)
+
+var (
+	sharedOnce sync.Once
+	shared     *Recognizer
+	sharedErr  error
+)
+
+// rec returns the Recognizer shared by the package's tests (decoders are
+// expensive to create).
+func rec(t testing.TB) *Recognizer {
+	t.Helper()
+	sharedOnce.Do(func() { shared, sharedErr = New(Config{Decoders: 3}) })
+	if sharedErr != nil {
+		t.Fatalf("New: %v", sharedErr)
+	}
+	return shared
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared != nil {
+		shared.Close()
+	}
+	os.Exit(code)
+}
+
+func wav(t testing.TB, path string) []int16 {
+	t.Helper()
+	s, rate, err := transcribetest.ReadWAV16(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rate != SampleRate {
+		t.Fatalf("%s: %d Hz, want %d", path, rate, SampleRate)
+	}
+	return s
+}
+
+func speech(voice string) transcribetest.RecognizerSpeech {
+	return func(t testing.TB, text string) []int16 { return wav(t, testaudio.Speech(t, voice, text)) }
+}
+
+func TestConformance(t *testing.T) {
+	transcribetest.RunRecognizerTests(t, rec(t), speech("slt"))
+}
+
+func words(ws []transcribe.Word) string {
+	s := make([]string, len(ws))
+	for i, w := range ws {
+		s[i] = w.Text
+	}
+	return strings.Join(s, " ")
+}
+
+// editDistance counts word substitutions, insertions and deletions.
+func editDistance(a, b []string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// TestLibrivoxMatchesCLI compares Recognize with pocketsphinx_continuous on
+// Debian's librivox clips (within two word errors per clip) and logs the
+// word error rate against the reference transcription.
+func TestLibrivoxMatchesCLI(t *testing.T) {
+	testaudio.Need(t, "pocketsphinx_continuous")
+	r := rec(t)
+	clips := testaudio.Librivox(t)
+	refs := map[string]string{}
+	if b, err := os.ReadFile(filepath.Join(testaudio.LibrivoxDir, "transcription")); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			// "words words (clip-id)"
+			i := strings.LastIndex(line, "(")
+			if i < 0 {
+				continue
+			}
+			id := strings.TrimSuffix(strings.TrimSpace(line[i+1:]), ")")
+			refs[id] = strings.ToLower(strings.TrimSpace(line[:i]))
+		}
+	}
+	m := DefaultModelDir
+	var errsRef, nRef int
+	for _, clip := range clips {
+		out, err := exec.Command("pocketsphinx_continuous", "-infile", clip,
+			"-hmm", filepath.Join(m, "en-us"), "-lm", filepath.Join(m, "en-us.lm.bin"),
+			"-dict", filepath.Join(m, "cmudict-en-us.dict"), "-logfn", "/dev/null").Output()
+		if err != nil {
+			t.Fatalf("pocketsphinx_continuous %s: %v", clip, err)
+		}
+		cli := strings.Fields(strings.ToLower(string(out)))
+		res, err := r.Recognize(context.Background(), wav(t, clip), transcribe.RecognizeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Fields(words(res.Words))
+		id := strings.TrimSuffix(filepath.Base(clip), ".wav")
+		if d := editDistance(cli, got); d > 2 {
+			t.Errorf("%s: %d word errors against the CLI\n cli: %s\n got: %s", id, d, strings.Join(cli, " "), strings.Join(got, " "))
+		}
+		if ref, ok := refs[id]; ok {
+			rw := strings.Fields(ref)
+			e := editDistance(rw, got)
+			errsRef += e
+			nRef += len(rw)
+			t.Logf("%s: WER %.1f%% (%d/%d) against the reference", id, 100*float64(e)/float64(len(rw)), e, len(rw))
+		}
+	}
+	if nRef > 0 {
+		t.Logf("overall WER against the reference transcriptions: %.1f%% (%d/%d words)", 100*float64(errsRef)/float64(nRef), errsRef, nRef)
+	}
+}
+
+func TestUnavailable(t *testing.T) {
+	_, err := New(Config{ModelDir: t.TempDir()})
+	if !errors.Is(err, transcribe.ErrUnavailable) {
+		t.Fatalf("missing model: err = %v, want ErrUnavailable", err)
+	}
+	if !strings.Contains(err.Error(), "pocketsphinx-en-us") {
+		t.Errorf("error %q does not name the Debian package", err)
+	}
+	_, err = New(Config{LibraryPath: t.TempDir()})
+	if !errors.Is(err, transcribe.ErrUnavailable) || !strings.Contains(err.Error(), "libpocketsphinx3") {
+		t.Fatalf("missing library: err = %v, want ErrUnavailable naming libpocketsphinx3", err)
+	}
+	if _, err := New(Config{Decoders: -1}); err == nil {
+		t.Errorf("Decoders -1 accepted")
+	}
+}
+
+func TestLanguage(t *testing.T) {
+	r := rec(t)
+	if _, err := r.Recognize(context.Background(), make([]int16, 1600), transcribe.RecognizeOptions{LanguageCode: "fr"}); err == nil {
+		t.Errorf("language fr accepted")
+	}
+	if _, err := r.Recognize(context.Background(), make([]int16, 1600), transcribe.RecognizeOptions{LanguageCode: "en_us"}); err != nil {
+		t.Errorf("language en_us: %v", err)
+	}
+}
+
+// TestLongAudio decodes a minute of speech and pauses: it is split into
+// utterances and the word times follow the audio.
+func TestLongAudio(t *testing.T) {
+	r := rec(t)
+	sent := wav(t, testaudio.Speech(t, "rms", "please call stella and ask her to bring these things with her from the store"))
+	gap := make([]int16, SampleRate)
+	var audio []int16
+	var starts []int64
+	for len(audio) < 60*SampleRate {
+		audio = append(audio, gap...)
+		starts = append(starts, int64(len(audio)*1000/SampleRate))
+		audio = append(audio, sent...)
+	}
+	res, err := r.Recognize(context.Background(), audio, transcribe.RecognizeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every repetition begins with "please" near its start.
+	var pl []int64
+	for _, w := range res.Words {
+		if w.Text == "please" {
+			pl = append(pl, w.Start)
+		}
+	}
+	if len(pl) < len(starts)-1 {
+		t.Fatalf("found %d of %d repetitions: %s", len(pl), len(starts), words(res.Words))
+	}
+	for _, s := range pl {
+		best := int64(1 << 62)
+		for _, want := range starts {
+			best = min(best, max(s-want, want-s))
+		}
+		if best > 400 {
+			t.Errorf("\"please\" at %d ms is %d ms from any sentence start %v", s, best, starts)
+		}
+	}
+}
+
+func TestCancelMidway(t *testing.T) {
+	r := rec(t)
+	audio := wav(t, testaudio.Speech(t, "slt", "the quick brown fox jumps over the lazy dog"))
+	for len(audio) < 30*SampleRate {
+		audio = append(audio, audio...)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := r.Recognize(ctx, audio, transcribe.RecognizeOptions{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	// The decoder is still usable.
+	res, err := r.Recognize(context.Background(), audio[:3*SampleRate], transcribe.RecognizeOptions{})
+	if err != nil || len(res.Words) == 0 {
+		t.Fatalf("after cancel: %v %v", res, err)
+	}
+}
+
+func TestCleanWord(t *testing.T) {
+	for in, want := range map[string]string{"<s>": "", "</s>": "", "<sil>": "", "[NOISE]": "", "+NSN+": "", "read(2)": "read", "Hello": "hello", "don't": "don't"} {
+		if got := cleanWord(in); got != want {
+			t.Errorf("cleanWord(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
