@@ -18,6 +18,13 @@ func speechRecognizer(t testing.TB) (transcribe.StreamRecognizer, bool) {
 	return &fakeRecognizer{}, false
 }
 
+// benchRecognizer returns the benchmark's recognizer able to run
+// decoders streams at once.
+func benchRecognizer(t testing.TB, decoders int) (transcribe.StreamRecognizer, bool) {
+	t.Helper()
+	return speechRecognizer(t)
+}
+
 // wavPCM returns the sample bytes (16-bit little-endian) of a WAV file.
 func wavPCM(t testing.TB, path string) []byte {
 	t.Helper()
