@@ -25,6 +25,8 @@
 //
 //	ITN -> Punctuator -> Disfluencies -> Casing -> CustomSpelling -> ProfanityFilter
 //
+// Why this order:
+//
 //   - ITN (format_text, default true) first, so that punctuation never
 //     splits a number and lands on the written token ("$25.").
 //   - Punctuator (punctuate, default true) before filler removal, so that
