@@ -115,6 +115,12 @@ type Config struct {
 	// idleness, endpointing when the client stops sending). Default 100 ms.
 	TickInterval time.Duration
 
+	// StreamWait bounds how long a new connection waits for the
+	// recognizer to open a stream (a pooled recognizer waits while all its
+	// decoders are busy); then it is closed with 1013 (try again later).
+	// Default 10 s.
+	StreamWait time.Duration
+
 	// WriteTimeout bounds each WebSocket write. Default 10 s.
 	WriteTimeout time.Duration
 
@@ -154,6 +160,7 @@ func (c Config) withDefaults() Config {
 	def(&c.MaxTokenExpiresIn, 100*time.Hour)
 	def(&c.TickInterval, 100*time.Millisecond)
 	def(&c.WriteTimeout, 10*time.Second)
+	def(&c.StreamWait, 10*time.Second)
 	if c.MaxResumes == 0 {
 		c.MaxResumes = 10
 	}
@@ -197,6 +204,8 @@ func (c Config) validate(needAuth bool) error {
 		return fmt.Errorf("realtime: Config.MaxTokenExpiresIn must be at least %v", MinTokenExpiresIn)
 	case c.TickInterval < 0:
 		return fmt.Errorf("realtime: Config.TickInterval must be positive")
+	case c.StreamWait < 0:
+		return fmt.Errorf("realtime: Config.StreamWait must be positive")
 	case c.WriteTimeout < 0:
 		return fmt.Errorf("realtime: Config.WriteTimeout must be positive")
 	}

@@ -20,6 +20,7 @@ type fakeRecognizer struct {
 	streams  []*fakeStream
 	newErr   error
 	writeErr error
+	block    bool // NewStream waits for ctx, like a pool with no free decoder
 }
 
 var numberWords = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
@@ -38,6 +39,12 @@ func (f *fakeRecognizer) Close() error { return nil }
 func (f *fakeRecognizer) NewStream(ctx context.Context, opts transcribe.StreamOptions) (transcribe.Stream, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.block {
+		f.mu.Unlock()
+		<-ctx.Done()
+		f.mu.Lock()
+		return nil, ctx.Err()
+	}
 	if f.newErr != nil {
 		return nil, f.newErr
 	}

@@ -343,7 +343,10 @@ func (h *Handler) open(ctx context.Context, r *http.Request) (*Session, Message,
 	h.pending[project]++
 	h.mu.Unlock()
 
-	s, err := NewSession(ctx, h.cfg, opts)
+	sctx, cancel := context.WithTimeout(ctx, h.cfg.StreamWait)
+	s, err := NewSession(sctx, h.cfg, opts)
+	busy := sctx.Err() != nil && ctx.Err() == nil
+	cancel()
 
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -354,6 +357,9 @@ func (h *Handler) open(ctx context.Context, r *http.Request) (*Session, Message,
 		var ce *CloseError
 		if errors.As(err, &ce) {
 			return nil, nil, err
+		}
+		if busy {
+			return nil, nil, ErrReconnectsExhausted.with("no recognizer free within %v; try again later", h.cfg.StreamWait)
 		}
 		s := fmt.Sprintf("could not start a recognizer stream: %v", err)
 		return nil, nil, ErrRecognizer.with("%s", s)

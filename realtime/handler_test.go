@@ -531,6 +531,17 @@ func TestCloseCodes(t *testing.T) {
 		expectClose(t, s.dial("/v2/realtime/ws/"+id, nil, "key-a"), CloseTryAgainLater)
 		expectClose(t, s.dial("/v2/realtime/ws/"+id, nil, "key-a"), CloseSessionClosed)
 	})
+	t.Run("1013 no recognizer free", func(t *testing.T) {
+		s := newTestServer(t, func(c *Config) { c.StreamWait = 50 * time.Millisecond })
+		s.rec.block = true
+		c := s.dial("/v2/realtime/ws", nil, "key-a")
+		if e := expectClose(t, c, CloseTryAgainLater); !strings.Contains(e, "no recognizer free") {
+			t.Fatalf("error %q", e)
+		}
+		if n := s.h.LiveSessions(""); n != 0 {
+			t.Fatalf("%d live sessions", n)
+		}
+	})
 	t.Run("1011 recognizer unavailable", func(t *testing.T) {
 		s := newTestServer(t)
 		s.rec.newErr = errors.New("no decoder free")

@@ -76,9 +76,9 @@ type jsResult struct {
 // over wss (wire-format.md section 7, JS items 8 to 10).
 func TestJSSDKRealtime(t *testing.T) {
 	dir := jsSDKDir(t)
-	const text = "please call stella and ask her"
+	const text = "we need more money for the new school"
 	pcmPath := filepath.Join(t.TempDir(), "speech.pcm")
-	if err := os.WriteFile(pcmPath, speechClip(t, "rms", text), 0o644); err != nil {
+	if err := os.WriteFile(pcmPath, speechClip(t, "slt", text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h, ts, real := sdkServer(t, true)

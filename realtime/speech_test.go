@@ -1,28 +1,48 @@
 package realtime
 
 import (
+	"context"
 	"encoding/binary"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/earshot-dev/earshot/adapters/pocketsphinx"
 	"github.com/earshot-dev/earshot/internal/testaudio"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
-// speechRecognizer returns the recognizer for the real-speech tests and
-// whether it really recognizes words (false: the energy-burst fake, whose
-// words are "one", "two", ...).
+var (
+	psOnce sync.Once
+	psRec  *pocketsphinx.Recognizer
+	psErr  error
+)
+
+// speechRecognizer returns the recognizer for the real-speech tests, the
+// pocketsphinx adapter (shared by the package's tests, its decoders
+// pooled), and whether it really recognizes words.
 func speechRecognizer(t testing.TB) (transcribe.StreamRecognizer, bool) {
 	t.Helper()
-	return &fakeRecognizer{}, false
+	psOnce.Do(func() { psRec, psErr = pocketsphinx.New(pocketsphinx.Config{Decoders: 4}) })
+	if psErr != nil {
+		t.Fatalf("pocketsphinx: %v (install libpocketsphinx3 and pocketsphinx-en-us: ./scripts/setup.sh)", psErr)
+	}
+	return psRec, true
 }
 
-// benchRecognizer returns the benchmark's recognizer able to run
-// decoders streams at once.
+// benchRecognizer returns a fresh pocketsphinx recognizer with decoders
+// decoders already created, so that their start-up is not measured.
 func benchRecognizer(t testing.TB, decoders int) (transcribe.StreamRecognizer, bool) {
 	t.Helper()
-	return speechRecognizer(t)
+	r, err := pocketsphinx.New(pocketsphinx.Config{Decoders: decoders})
+	if err != nil {
+		t.Fatalf("pocketsphinx: %v", err)
+	}
+	if err := r.Warm(context.Background(), decoders); err != nil {
+		t.Fatalf("pocketsphinx warm-up: %v", err)
+	}
+	return r, true
 }
 
 // wavPCM returns the sample bytes (16-bit little-endian) of a WAV file.
