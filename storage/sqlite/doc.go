@@ -1,0 +1,34 @@
+// Package sqlite is Earshot's embedded default transcribe.Store: a SQLite
+// database file, through the pure-Go driver modernc.org/sqlite (no cgo).
+//
+// Entry point: Open(Config{Path: "earshot.db"}) returns a *Store. Config
+// documents its defaults (BusyTimeout 5s, MaxOpenConns 4, Synchronous
+// FULL). Open creates the file with mode 0600 (parent directories 0700),
+// switches it to WAL mode with foreign keys on, and creates or migrates the
+// schema inside one immediate transaction, recording the version in the
+// schema_version table; a database written by a newer schema is refused.
+//
+// Concurrency: a *Store is safe for concurrent use by several goroutines,
+// and several Stores, in one process or in several, may share one file.
+// ClaimJob and ClaimDelivery are each a single UPDATE ... WHERE key =
+// (SELECT ... LIMIT 1) RETURNING statement, which SQLite runs under the
+// database's write lock, so no job is handed to two workers while its
+// lease holds. Update and ExtendLease check the lease owner in the same
+// statement as the write. Writers wait up to BusyTimeout for the lock.
+//
+// Storage: tables transcripts (seq INTEGER PRIMARY KEY AUTOINCREMENT gives
+// the creation order; indexes for listing by project and for claiming),
+// uploads and deliveries (indexed on due time). Times are stored as UTC
+// unix nanoseconds, the zero time as the smallest integer, so they keep
+// full precision and times outside the years 1678 to 2262 are refused with
+// an error. Record.Data and Delivery.Data are stored as given (they are
+// sealed by the caller). Deliveries do not reference transcripts by
+// foreign key: the contract lets a delivery outlive or precede its
+// transcript record.
+//
+// Choices where the contract leaves room (the same as storage/memory):
+// List with Limit <= 0 returns every match; ClaimJob picks the lowest Seq
+// and ClaimDelivery the earliest NextAttempt, ties broken by id; a
+// duplicate CreateUpload returns ErrExists; ExtendLease of an absent id
+// returns ErrNotFound.
+package sqlite

@@ -1,0 +1,547 @@
+package sqlite
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+)
+
+func openTemp(t testing.TB, cfg Config) *Store {
+	t.Helper()
+	if cfg.Path == "" {
+		cfg.Path = filepath.Join(t.TempDir(), "earshot.db")
+	}
+	s, err := Open(cfg)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	transcribetest.RunStoreTests(t, func(t *testing.T) transcribe.Store {
+		// NORMAL keeps the suite fast; FULL is exercised by the other tests.
+		return openTemp(t, Config{Synchronous: "NORMAL"})
+	})
+}
+
+var base = time.Date(2026, 5, 1, 12, 0, 0, 123456789, time.UTC)
+
+func queued(id string) *transcribe.Record {
+	return &transcribe.Record{ID: id, ProjectID: "p", Status: transcribe.StatusQueued, Created: base, Data: []byte("data " + id)}
+}
+
+func TestConfig(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{}, "Path is required"},
+		{Config{Path: ":memory:"}, "in-memory"},
+		{Config{Path: "file:x.db?mode=memory"}, "in-memory"},
+		{Config{Path: filepath.Join(dir, "a?b.db")}, "must not contain"},
+		{Config{Path: filepath.Join(dir, "a.db"), BusyTimeout: -time.Second}, "BusyTimeout"},
+		{Config{Path: filepath.Join(dir, "a.db"), MaxOpenConns: -1}, "MaxOpenConns"},
+		{Config{Path: filepath.Join(dir, "a.db"), Synchronous: "OFF"}, "Synchronous"},
+	} {
+		s, err := Open(c.cfg)
+		if err == nil {
+			s.Close()
+			t.Errorf("Open(%+v) succeeded, want an error about %s", c.cfg, c.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Open(%+v) = %v, want an error about %s", c.cfg, err, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a rejected Config created the file: %v", err)
+	}
+	s := openTemp(t, Config{Path: filepath.Join(dir, "ok.db"), Synchronous: "normal"})
+	defer s.Close()
+	var sync int
+	if err := s.db.QueryRow(`PRAGMA synchronous`).Scan(&sync); err != nil || sync != 1 {
+		t.Errorf("PRAGMA synchronous = %d, %v; want 1 (NORMAL)", sync, err)
+	}
+}
+
+func TestPragmasAndFileModes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nested", "data")
+	path := filepath.Join(dir, "earshot.db")
+	s := openTemp(t, Config{Path: path})
+	defer s.Close()
+	ctx := t.Context()
+	if err := s.Create(ctx, queued("a")); err != nil {
+		t.Fatal(err)
+	}
+	var mode string
+	var fk, busy, sync int
+	for _, p := range []struct {
+		q   string
+		dst any
+	}{{"PRAGMA journal_mode", &mode}, {"PRAGMA foreign_keys", &fk}, {"PRAGMA busy_timeout", &busy}, {"PRAGMA synchronous", &sync}} {
+		if err := s.db.QueryRowContext(ctx, p.q).Scan(p.dst); err != nil {
+			t.Fatalf("%s: %v", p.q, err)
+		}
+	}
+	if mode != "wal" || fk != 1 || busy != 5000 || sync != 2 {
+		t.Errorf("journal_mode=%s foreign_keys=%d busy_timeout=%d synchronous=%d; want wal 1 5000 2", mode, fk, busy, sync)
+	}
+	for _, name := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(name)
+		if err != nil {
+			t.Fatalf("stat: %v", err)
+		}
+		if perm := fi.Mode().Perm(); perm != 0o600 {
+			t.Errorf("%s has mode %o, want 600", filepath.Base(name), perm)
+		}
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("created directory mode: %v %v, want 700", fi.Mode().Perm(), err)
+	}
+	var version int
+	if err := s.db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version); err != nil || version != SchemaVersion {
+		t.Errorf("schema_version = %d, %v; want %d", version, err, SchemaVersion)
+	}
+	// The claim and list statements use their indexes and never sort.
+	listQ, listArgs, err := listSQL(transcribe.ListQuery{ProjectID: "p", Limit: 11, CreatedFrom: base, BeforeSeq: 99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	afterQ, afterArgs, err := listSQL(transcribe.ListQuery{ProjectID: "p", Limit: 11, AfterSeq: 5, Status: transcribe.StatusCompleted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, query, index string
+		args               []any
+	}{
+		{"ClaimJob", claimJobSQL, "transcripts_active", []any{"w", 1, 2}},
+		{"ClaimDelivery", claimDeliverySQL, "deliveries_due", []any{"w", 1, 2, 2}},
+		{"List", listQ, "transcripts_project", listArgs},
+		{"List after", afterQ, "transcripts_project", afterArgs},
+	} {
+		plan := explain(t, s, c.query, c.args...)
+		t.Logf("%s plan:\n%s", c.name, plan)
+		if !strings.Contains(plan, "INDEX "+c.index) || strings.Contains(plan, "TEMP B-TREE") {
+			t.Errorf("query plan of %s does not use %s alone:\n%s", c.name, c.index, plan)
+		}
+	}
+}
+
+func explain(t *testing.T, s *Store, q string, args ...any) string {
+	t.Helper()
+	rows, err := s.db.Query(`EXPLAIN QUERY PLAN `+q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(detail + "\n")
+	}
+	return b.String()
+}
+
+func TestDurability(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "earshot.db")
+	ctx := t.Context()
+	s := openTemp(t, Config{Path: path})
+	var seqs []int64
+	for i := range 5 {
+		r := queued(fmt.Sprintf("t%d", i))
+		r.Created = base.Add(time.Duration(i) * time.Second)
+		if err := s.Create(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, r.Seq)
+	}
+	claimed, err := s.ClaimJob(ctx, "w1", base, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed.Status, claimed.Completed, claimed.Data = transcribe.StatusCompleted, base.Add(time.Minute), []byte("result")
+	if err := s.Update(ctx, claimed); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateUpload(ctx, &transcribe.Upload{ID: "u", ProjectID: "p", Size: 42, Created: base}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddDelivery(ctx, &transcribe.Delivery{ID: "d", TranscriptID: "t0", Attempts: 1, NextAttempt: base, Data: []byte("hook")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := s.Get(ctx, "t0"); err == nil {
+		t.Error("Get after Close succeeded")
+	}
+
+	s2 := openTemp(t, Config{Path: path})
+	defer s2.Close()
+	got, err := s2.Get(ctx, "t0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != transcribe.StatusCompleted || !got.Completed.Equal(base.Add(time.Minute)) || string(got.Data) != "result" ||
+		got.LeaseOwner != "w1" || got.Seq != seqs[0] || !got.Created.Equal(base) {
+		t.Errorf("after reopen: %+v", got)
+	}
+	recs, err := s2.List(ctx, transcribe.ListQuery{ProjectID: "p"})
+	if err != nil || len(recs) != 5 || recs[0].ID != "t4" {
+		t.Fatalf("List after reopen: %d records, %v", len(recs), err)
+	}
+	if u, err := s2.GetUpload(ctx, "u"); err != nil || u.Size != 42 {
+		t.Errorf("upload after reopen: %+v %v", u, err)
+	}
+	if d, err := s2.ClaimDelivery(ctx, "w", base, time.Minute); err != nil || d.ID != "d" || string(d.Data) != "hook" || d.Attempts != 1 {
+		t.Errorf("delivery after reopen: %+v %v", d, err)
+	}
+	// Seq keeps increasing across reopen, even past deleted high values.
+	r := queued("new")
+	if err := s2.Create(ctx, r); err != nil || r.Seq <= seqs[4] {
+		t.Errorf("Seq after reopen = %d, %v; want > %d", r.Seq, err, seqs[4])
+	}
+	// Next claim is t1 (t0 completed).
+	if j, err := s2.ClaimJob(ctx, "w2", base, time.Minute); err != nil || j.ID != "t1" {
+		t.Errorf("ClaimJob after reopen: %v %v", j, err)
+	}
+}
+
+func TestSchemaNewerRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "earshot.db")
+	s := openTemp(t, Config{Path: path})
+	if _, err := s.db.Exec(`UPDATE schema_version SET version = ?`, SchemaVersion+1); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err := Open(Config{Path: path}); err == nil {
+		s.Close()
+		t.Fatal("Open of a database with a newer schema succeeded")
+	} else if !strings.Contains(err.Error(), "newer") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestOpenConcurrently(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "earshot.db")
+	var wg sync.WaitGroup
+	stores := make([]*Store, 6)
+	errs := make([]error, len(stores))
+	for i := range stores {
+		wg.Go(func() { stores[i], errs[i] = Open(Config{Path: path}) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("opener %d: %v", i, err)
+		}
+		defer stores[i].Close()
+	}
+	if err := stores[0].Create(t.Context(), queued("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stores[5].Get(t.Context(), "x"); err != nil {
+		t.Errorf("another handle cannot see the record: %v", err)
+	}
+}
+
+func TestTimeRange(t *testing.T) {
+	s := openTemp(t, Config{Synchronous: "NORMAL"})
+	defer s.Close()
+	ctx := t.Context()
+	r := queued("old")
+	r.Created = time.Date(1500, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := s.Create(ctx, r); err == nil || !strings.Contains(err.Error(), "outside the storable range") {
+		t.Errorf("Create with a year-1500 time: %v", err)
+	}
+	if _, err := s.Get(ctx, "old"); !errors.Is(err, transcribe.ErrNotFound) {
+		t.Errorf("a refused Create stored the record: %v", err)
+	}
+	if err := s.Create(ctx, queued("ok")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ClaimJob(ctx, "w", base, time.Duration(math.MaxInt64)); err == nil {
+		t.Error("ClaimJob with a lease ending after 2262 succeeded")
+	}
+	if got, err := s.Get(ctx, "ok"); err != nil || got.Status != transcribe.StatusQueued {
+		t.Errorf("a refused ClaimJob changed the record: %+v %v", got, err)
+	}
+	// The extremes that fit round-trip.
+	for i, tm := range []time.Time{time.Unix(0, -1<<62).UTC(), time.Unix(0, 1<<62).UTC(), time.Unix(0, 0).UTC(), time.Unix(0, 1).UTC()} {
+		r := queued(fmt.Sprintf("t%d", i))
+		r.Created, r.Completed = tm, tm
+		if err := s.Create(ctx, r); err != nil {
+			t.Fatalf("Create with %v: %v", tm, err)
+		}
+		got, err := s.Get(ctx, r.ID)
+		if err != nil || !got.Created.Equal(tm) || !got.Completed.Equal(tm) {
+			t.Errorf("time %v came back as %v / %v (%v)", tm, got.Created, got.Completed, err)
+		}
+	}
+}
+
+func TestContextCancelled(t *testing.T) {
+	s := openTemp(t, Config{Synchronous: "NORMAL"})
+	defer s.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := s.Create(ctx, queued("x")); !errors.Is(err, context.Canceled) {
+		t.Errorf("Create with a cancelled context: %v", err)
+	}
+	if _, err := s.ClaimJob(ctx, "w", base, time.Minute); !errors.Is(err, context.Canceled) {
+		t.Errorf("ClaimJob with a cancelled context: %v", err)
+	}
+}
+
+// claimAll claims jobs from s until ErrNoJob and sends their ids to out.
+func claimAll(s *Store, owner string, out func(id string)) error {
+	for {
+		r, err := s.ClaimJob(context.Background(), owner, time.Now(), time.Hour)
+		if errors.Is(err, transcribe.ErrNoJob) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		out(r.ID)
+	}
+}
+
+func seedJobs(t *testing.T, path string, n int) {
+	t.Helper()
+	s := openTemp(t, Config{Path: path})
+	defer s.Close()
+	for i := range n {
+		if err := s.Create(t.Context(), queued(fmt.Sprintf("job%04d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func checkClaims(t *testing.T, claims map[string][]string, n int) {
+	t.Helper()
+	if len(claims) != n {
+		t.Errorf("%d of %d jobs claimed", len(claims), n)
+	}
+	for id, owners := range claims {
+		if len(owners) != 1 {
+			t.Errorf("job %s claimed by %v", id, owners)
+		}
+	}
+}
+
+// TestTwoHandles: two Stores on one file (as two processes would have)
+// claim concurrently and never get the same job.
+func TestTwoHandles(t *testing.T) {
+	const jobs = 200
+	path := filepath.Join(t.TempDir(), "earshot.db")
+	seedJobs(t, path, jobs)
+	var (
+		mu     sync.Mutex
+		claims = map[string][]string{}
+		wg     sync.WaitGroup
+	)
+	for h := range 2 {
+		s := openTemp(t, Config{Path: path})
+		defer s.Close()
+		for g := range 4 {
+			owner := fmt.Sprintf("h%d/g%d", h, g)
+			wg.Go(func() {
+				err := claimAll(s, owner, func(id string) {
+					mu.Lock()
+					claims[id] = append(claims[id], owner)
+					mu.Unlock()
+				})
+				if err != nil {
+					t.Errorf("%s: %v", owner, err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	checkClaims(t, claims, jobs)
+}
+
+const childEnv = "EARSHOT_SQLITE_CLAIM_CHILD"
+
+// TestClaimChild is run as a separate process by TestProcesses: it claims
+// jobs from the database named in childEnv and prints their ids.
+func TestClaimChild(t *testing.T) {
+	path := os.Getenv(childEnv)
+	if path == "" {
+		t.Skip("helper process for TestProcesses")
+	}
+	s, err := Open(Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// Report readiness and wait for the parent's go, so that the
+	// processes claim at the same time.
+	fmt.Println("ready")
+	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+		t.Fatalf("waiting for the start signal: %v", err)
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Go(func() {
+			err := claimAll(s, fmt.Sprintf("pid%d/g%d", os.Getpid(), g), func(id string) {
+				mu.Lock()
+				fmt.Printf("claimed %s\n", id)
+				mu.Unlock()
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestProcesses: three processes share one database file and claim
+// concurrently; no job is claimed twice.
+func TestProcesses(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		t.Skip("in the child")
+	}
+	const jobs = 300
+	path := filepath.Join(t.TempDir(), "earshot.db")
+	seedJobs(t, path, jobs)
+	claims := map[string][]string{}
+	var (
+		cmds   []*exec.Cmd
+		outs   []*bufio.Scanner
+		starts []io.WriteCloser
+	)
+	for range 3 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestClaimChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), childEnv+"="+path)
+		cmd.Stderr = os.Stderr
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		cmds, starts = append(cmds, cmd), append(starts, stdin)
+		outs = append(outs, bufio.NewScanner(stdout))
+	}
+	for i, sc := range outs {
+		if !sc.Scan() || sc.Text() != "ready" {
+			t.Fatalf("child %d did not get ready: %q %v", i, sc.Text(), sc.Err())
+		}
+	}
+	for _, w := range starts {
+		fmt.Fprintln(w, "go")
+		w.Close()
+	}
+	perProc := make([]int, len(cmds))
+	for i, sc := range outs {
+		for sc.Scan() {
+			if id, ok := strings.CutPrefix(sc.Text(), "claimed "); ok {
+				claims[id] = append(claims[id], fmt.Sprint("process ", i))
+				perProc[i]++
+			}
+		}
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("child %d: %v", i, err)
+		}
+	}
+	t.Logf("claims per process: %v", perProc)
+	checkClaims(t, claims, jobs)
+}
+
+func BenchmarkGet(b *testing.B) {
+	s := openTemp(b, Config{})
+	defer s.Close()
+	ctx := context.Background()
+	const n = 1000
+	for i := range n {
+		r := queued(fmt.Sprintf("t%04d", i))
+		r.Data = make([]byte, 4096)
+		if err := s.Create(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			if _, err := s.Get(ctx, fmt.Sprintf("t%04d", i%n)); err != nil {
+				b.Error(err)
+				return
+			}
+			i++
+		}
+	})
+}
+
+func benchmarkClaim(b *testing.B, sync string) {
+	s := openTemp(b, Config{Synchronous: sync})
+	defer s.Close()
+	ctx := context.Background()
+	for i := range b.N {
+		r := queued(fmt.Sprintf("t%08d", i))
+		r.Data = make([]byte, 1024)
+		if err := s.Create(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := s.ClaimJob(ctx, "w", base, time.Hour); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkClaimJob(b *testing.B)       { benchmarkClaim(b, "FULL") }
+func BenchmarkClaimJobNormal(b *testing.B) { benchmarkClaim(b, "NORMAL") }
+
+func BenchmarkCreate(b *testing.B) {
+	s := openTemp(b, Config{})
+	defer s.Close()
+	ctx := context.Background()
+	data := make([]byte, 4096)
+	b.ResetTimer()
+	for i := range b.N {
+		r := queued(fmt.Sprintf("t%08d", i))
+		r.Data = data
+		if err := s.Create(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
