@@ -1,0 +1,226 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// config is the server configuration: environment variables, overridden by
+// flags of the same meaning.
+type config struct {
+	Addr          string        // EARSHOT_ADDR, default 127.0.0.1:8080
+	Data          string        // EARSHOT_DATA, default ./earshot-data
+	PublicURL     string        // EARSHOT_PUBLIC_URL, default http(s)://Addr
+	APIKeys       string        // EARSHOT_API_KEYS, key:project,key:project
+	EncryptionKey string        // EARSHOT_ENCRYPTION_KEY, 64 hex chars or base64 of 32 bytes
+	Workers       int           // EARSHOT_WORKERS, default one per CPU
+	Decoders      int           // EARSHOT_DECODERS, pocketsphinx decoders pooled, default one per CPU
+	ModelDir      string        // EARSHOT_MODEL_DIR, default /usr/share/pocketsphinx/model/en-us
+	TLSCert       string        // EARSHOT_TLS_CERT
+	TLSKey        string        // EARSHOT_TLS_KEY
+	AllowPrivate  bool          // EARSHOT_ALLOW_PRIVATE_URLS
+	MaxUpload     int64         // EARSHOT_MAX_UPLOAD_BYTES, default 2 GiB
+	MaxDuration   time.Duration // EARSHOT_MAX_DURATION, default 10h
+	Retention     time.Duration // EARSHOT_RETENTION, default 2160h (90 days)
+	RateLimit     float64       // EARSHOT_RATE_LIMIT, requests/s per project, default 50
+	RealtimeLimit int           // EARSHOT_REALTIME_SESSIONS, concurrent sessions per project, default 32
+	LogLevel      string        // EARSHOT_LOG_LEVEL: debug, info, warn, error
+	JobLease      time.Duration // EARSHOT_JOB_LEASE, default 30s: how soon a dead worker's job is resumed
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func parseConfig(args []string) (*config, error) {
+	c := &config{}
+	fs := flag.NewFlagSet("earshot", flag.ContinueOnError)
+	fs.StringVar(&c.Addr, "addr", env("EARSHOT_ADDR", "127.0.0.1:8080"), "listen address (EARSHOT_ADDR)")
+	fs.StringVar(&c.Data, "data", env("EARSHOT_DATA", "./earshot-data"), "data directory (EARSHOT_DATA)")
+	fs.StringVar(&c.PublicURL, "public-url", env("EARSHOT_PUBLIC_URL", ""), "public origin used in URLs (EARSHOT_PUBLIC_URL)")
+	fs.StringVar(&c.APIKeys, "api-keys", env("EARSHOT_API_KEYS", ""), "key:project,... (EARSHOT_API_KEYS); unset: a development key")
+	fs.StringVar(&c.EncryptionKey, "encryption-key", env("EARSHOT_ENCRYPTION_KEY", ""), "32-byte content key, hex or base64 (EARSHOT_ENCRYPTION_KEY); unset: generated into the data directory")
+	fs.StringVar(&c.ModelDir, "model-dir", env("EARSHOT_MODEL_DIR", "/usr/share/pocketsphinx/model/en-us"), "pocketsphinx model directory (EARSHOT_MODEL_DIR)")
+	fs.StringVar(&c.TLSCert, "tls-cert", env("EARSHOT_TLS_CERT", ""), "TLS certificate file (EARSHOT_TLS_CERT)")
+	fs.StringVar(&c.TLSKey, "tls-key", env("EARSHOT_TLS_KEY", ""), "TLS key file (EARSHOT_TLS_KEY)")
+	fs.StringVar(&c.LogLevel, "log-level", env("EARSHOT_LOG_LEVEL", "info"), "log level (EARSHOT_LOG_LEVEL)")
+	ints := []struct {
+		p    *int
+		name string
+		env  string
+		def  int
+		help string
+	}{
+		{&c.Workers, "workers", "EARSHOT_WORKERS", 0, "jobs processed at once; 0 = one per CPU"},
+		{&c.Decoders, "decoders", "EARSHOT_DECODERS", 0, "pooled recognizer decoders; 0 = one per CPU"},
+		{&c.RealtimeLimit, "realtime-sessions", "EARSHOT_REALTIME_SESSIONS", 32, "concurrent streaming sessions per project"},
+	}
+	for _, i := range ints {
+		def := i.def
+		if v := env(i.env, ""); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%s: must be a non-negative integer, got %q", i.env, v)
+			}
+			def = n
+		}
+		fs.IntVar(i.p, i.name, def, i.help+" ("+i.env+")")
+	}
+	maxUpload := int64(transcribe.DefaultMaxMediaBytes)
+	if v := env("EARSHOT_MAX_UPLOAD_BYTES", ""); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("EARSHOT_MAX_UPLOAD_BYTES: must be a positive integer, got %q", v)
+		}
+		maxUpload = n
+	}
+	fs.Int64Var(&c.MaxUpload, "max-upload-bytes", maxUpload, "upload and download size cap (EARSHOT_MAX_UPLOAD_BYTES)")
+	durs := []struct {
+		p    *time.Duration
+		name string
+		env  string
+		def  time.Duration
+		help string
+	}{
+		{&c.MaxDuration, "max-duration", "EARSHOT_MAX_DURATION", 10 * time.Hour, "media duration cap"},
+		{&c.Retention, "retention", "EARSHOT_RETENTION", 90 * 24 * time.Hour, "how long transcripts stay in the list"},
+		{&c.JobLease, "job-lease", "EARSHOT_JOB_LEASE", 30 * time.Second, "how long a job stays with a worker without a heartbeat"},
+	}
+	for _, d := range durs {
+		def := d.def
+		if v := env(d.env, ""); v != "" {
+			x, err := time.ParseDuration(v)
+			if err != nil || x <= 0 {
+				return nil, fmt.Errorf("%s: must be a positive duration such as 90m, got %q", d.env, v)
+			}
+			def = x
+		}
+		fs.DurationVar(d.p, d.name, def, d.help+" ("+d.env+")")
+	}
+	allow := false
+	if v := env("EARSHOT_ALLOW_PRIVATE_URLS", ""); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("EARSHOT_ALLOW_PRIVATE_URLS: must be true or false, got %q", v)
+		}
+		allow = b
+	}
+	fs.BoolVar(&c.AllowPrivate, "allow-private-urls", allow, "allow audio_url/webhook_url on private networks (EARSHOT_ALLOW_PRIVATE_URLS)")
+	rl := 50.0
+	if v := env("EARSHOT_RATE_LIMIT", ""); v != "" {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, fmt.Errorf("EARSHOT_RATE_LIMIT: must be a number, got %q", v)
+		}
+		rl = x
+	}
+	fs.Float64Var(&c.RateLimit, "rate-limit", rl, "requests per second per project; negative disables (EARSHOT_RATE_LIMIT)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return nil, errors.New("EARSHOT_TLS_CERT and EARSHOT_TLS_KEY must be set together")
+	}
+	if c.PublicURL == "" {
+		scheme := "http"
+		if c.TLSCert != "" {
+			scheme = "https"
+		}
+		c.PublicURL = scheme + "://" + c.Addr
+	}
+	return c, nil
+}
+
+// parseKeys parses "key:project,key:project".
+func parseKeys(s string) (map[string]string, error) {
+	keys := map[string]string{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		k, p, ok := strings.Cut(part, ":")
+		k, p = strings.TrimSpace(k), strings.TrimSpace(p)
+		if !ok || k == "" || p == "" {
+			return nil, fmt.Errorf("EARSHOT_API_KEYS: %q is not key:project", part)
+		}
+		keys[k] = p
+	}
+	if len(keys) == 0 {
+		return nil, errors.New("EARSHOT_API_KEYS: no keys")
+	}
+	return keys, nil
+}
+
+// loadOrCreate reads a secret file from the data directory, creating it
+// with mode 0600 from gen() on first use.
+func loadOrCreate(path string, gen func() string) (value string, created bool, err error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		return strings.TrimSpace(string(b)), false, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", false, err
+	}
+	v := gen()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", false, err
+	}
+	if _, err := f.WriteString(v + "\n"); err != nil {
+		f.Close()
+		return "", false, err
+	}
+	return v, true, f.Close()
+}
+
+// contentKey returns the AES key from configuration or the data directory.
+func contentKey(c *config) ([]byte, error) {
+	raw := c.EncryptionKey
+	if raw == "" {
+		v, _, err := loadOrCreate(filepath.Join(c.Data, "encryption.key"), func() string { return hex.EncodeToString(transcribe.NewKey()) })
+		if err != nil {
+			return nil, fmt.Errorf("encryption key: %w", err)
+		}
+		raw = v
+	}
+	if b, err := hex.DecodeString(raw); err == nil && len(b) == transcribe.KeySize {
+		return b, nil
+	}
+	if b, err := base64.StdEncoding.DecodeString(raw); err == nil && len(b) == transcribe.KeySize {
+		return b, nil
+	}
+	return nil, fmt.Errorf("encryption key must be %d bytes as 64 hex characters or base64", transcribe.KeySize)
+}
+
+// apiKeys returns the key→project map: EARSHOT_API_KEYS, or a development
+// key kept in the data directory.
+func apiKeys(c *config) (keys map[string]string, devKey string, err error) {
+	if c.APIKeys != "" {
+		k, err := parseKeys(c.APIKeys)
+		return k, "", err
+	}
+	v, _, err := loadOrCreate(filepath.Join(c.Data, "dev-api-key"), func() string {
+		b := make([]byte, 24)
+		rand.Read(b)
+		return "dev_" + hex.EncodeToString(b)
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("development API key: %w", err)
+	}
+	return map[string]string{v: "default"}, v, nil
+}

@@ -1,0 +1,29 @@
+// Package pipeline assembles Earshot's default feature pipeline: the
+// ordered list of transcribe.Stage values a Service runs after recognition.
+//
+// Order (each stage enables itself from the request's parameters):
+//
+//  1. text formatting (transcribe/textfmt): inverse text normalisation,
+//     punctuation, filler removal, casing, custom spelling, profanity;
+//  2. speakers and utterances (transcribe/diarize): speaker labels on words,
+//     then utterances turn by turn (speaker or channel).
+//
+// Later analysis stages (entities and PII redaction, sentiment, topics,
+// summaries...) slot in by position: anything that must see final, redacted
+// words goes after the formatting stages and before utterances are built.
+package pipeline
+
+import (
+	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/diarize"
+	"github.com/earshot-dev/earshot/transcribe/textfmt"
+)
+
+// Default returns the default stages in order. The slice is new on every
+// call; callers may insert their own stages.
+func Default() []transcribe.Stage {
+	var s []transcribe.Stage
+	s = append(s, textfmt.Stages()...)
+	s = append(s, diarize.Stages()...)
+	return s
+}
