@@ -11,8 +11,12 @@ type resampler struct {
 	cutoff   float64 // relative to the input Nyquist
 	half     int     // taps each side, in input samples
 	hist     []float64
-	pos      float64 // position of the next output sample in hist
+	pos      float64   // position of the next output sample in hist
+	table    []float64 // kernel at |x| = i/tableRes, i = 0..half*tableRes
 }
+
+// tableRes is the kernel table's resolution (entries per input sample).
+const tableRes = 512
 
 const sincZeros = 16
 
@@ -23,7 +27,22 @@ func newResampler(from, to int) *resampler {
 	// Start with half a window of silence so the first sample is centred.
 	r.hist = make([]float64, r.half)
 	r.pos = float64(r.half)
+	r.table = make([]float64, r.half*tableRes+2)
+	for i := range r.table {
+		r.table[i] = r.kernel(float64(i) / tableRes)
+	}
 	return r
+}
+
+// lookup interpolates the kernel table at x.
+func (r *resampler) lookup(x float64) float64 {
+	x = math.Abs(x) * tableRes
+	i := int(x)
+	if i >= len(r.table)-1 {
+		return 0
+	}
+	f := x - float64(i)
+	return r.table[i] + f*(r.table[i+1]-r.table[i])
 }
 
 func (r *resampler) kernel(x float64) float64 {
@@ -71,7 +90,7 @@ func (r *resampler) sample() int16 {
 		if k < 0 || k >= len(r.hist) {
 			continue
 		}
-		sum += r.hist[k] * r.kernel(float64(k)-float64(c)-frac)
+		sum += r.hist[k] * r.lookup(float64(k)-float64(c)-frac)
 	}
 	return int16(math.Max(-32768, math.Min(32767, math.Round(sum))))
 }

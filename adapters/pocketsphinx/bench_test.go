@@ -1,0 +1,107 @@
+package pocketsphinx
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/earshot-dev/earshot/internal/testaudio"
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// BenchmarkRecognize decodes one librivox clip; rtf is audio seconds per
+// wall second (higher is faster).
+func BenchmarkRecognize(b *testing.B) {
+	r := rec(b)
+	audio := wav(b, testaudio.Librivox(b)[0])
+	ctx := context.Background()
+	if _, err := r.Recognize(ctx, audio, transcribe.RecognizeOptions{}); err != nil { // warm a decoder
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	start := time.Now()
+	for b.Loop() {
+		if _, err := r.Recognize(ctx, audio, transcribe.RecognizeOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sec := float64(len(audio)) / SampleRate * float64(b.N)
+	b.ReportMetric(sec/time.Since(start).Seconds(), "rtf")
+	b.ReportMetric(float64(len(audio))/SampleRate, "audio-s/op")
+}
+
+// BenchmarkRecognizeBoost is BenchmarkRecognize with two in-vocabulary
+// boosted terms (a temporary interpolated search per request).
+func BenchmarkRecognizeBoost(b *testing.B) {
+	r := rec(b)
+	audio := wav(b, testaudio.Librivox(b)[0])
+	ctx := context.Background()
+	opts := transcribe.RecognizeOptions{WordBoost: []string{"leisure", "power"}, BoostParam: "default"}
+	if _, err := r.Recognize(ctx, audio, opts); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	start := time.Now()
+	for b.Loop() {
+		if _, err := r.Recognize(ctx, audio, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sec := float64(len(audio)) / SampleRate * float64(b.N)
+	b.ReportMetric(sec/time.Since(start).Seconds(), "rtf")
+}
+
+// BenchmarkDecoderInit creates and frees one decoder (acoustic model,
+// dictionary, language model).
+func BenchmarkDecoderInit(b *testing.B) {
+	r := rec(b)
+	for b.Loop() {
+		d, err := newDecoder(r.l, r.files, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d.free()
+	}
+}
+
+// BenchmarkStream feeds a librivox clip in 100 ms writes with a Partial
+// after each, then ends the utterance; rtf as in BenchmarkRecognize.
+func BenchmarkStream(b *testing.B) {
+	r := rec(b)
+	audio := wav(b, testaudio.Librivox(b)[0])
+	ctx := context.Background()
+	const step = SampleRate / 10
+	start := time.Now()
+	for b.Loop() {
+		st, err := r.NewStream(ctx, transcribe.StreamOptions{SampleRate: SampleRate})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < len(audio); i += step {
+			if err := st.Write(audio[i:min(i+step, len(audio))]); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := st.Partial(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := st.EndUtterance(); err != nil {
+			b.Fatal(err)
+		}
+		st.Close()
+	}
+	sec := float64(len(audio)) / SampleRate * float64(b.N)
+	b.ReportMetric(sec/time.Since(start).Seconds(), "rtf")
+}
+
+// BenchmarkResample48k converts one second of 48 kHz audio to 16 kHz.
+func BenchmarkResample48k(b *testing.B) {
+	in := make([]int16, 48000)
+	for i := range in {
+		in[i] = int16(i * 7919 % 20000)
+	}
+	r := newResampler(48000, SampleRate)
+	for b.Loop() {
+		r.process(in)
+	}
+}

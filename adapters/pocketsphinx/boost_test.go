@@ -1,0 +1,158 @@
+package pocketsphinx
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/earshot-dev/earshot/internal/testaudio"
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+func hasWord(ws []transcribe.Word, w string) (bool, float64) {
+	for _, x := range ws {
+		if x.Text == w {
+			return true, x.Confidence
+		}
+	}
+	return false, 0
+}
+
+// TestWordBoostRealSpeech: "tensorflow" is not in the dictionary and
+// "gastroenterology" is in the dictionary but not the language model, so
+// neither can be recognized plainly; boosted (at every boost_param) both
+// are, and a plain request afterwards is unaffected.
+func TestWordBoostRealSpeech(t *testing.T) {
+	r := rec(t)
+	ctx := context.Background()
+	cases := []struct {
+		text, term, param string
+	}{
+		{"my colleague siobhan uses tensorflow and postgres", "tensorflow", "low"},
+		{"please ask the doctor about the gastroenterology results", "gastroenterology", "high"},
+	}
+	for _, c := range cases {
+		audio := wav(t, testaudio.Speech(t, "slt", c.text))
+		plain, err := r.Recognize(ctx, audio, transcribe.RecognizeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := hasWord(plain.Words, c.term); ok {
+			t.Fatalf("%q recognized without boost (%q): the test proves nothing", c.term, words(plain.Words))
+		}
+		for _, p := range []string{c.param} {
+			res, err := r.Recognize(ctx, audio, transcribe.RecognizeOptions{WordBoost: []string{c.term, "siobhan"}, BoostParam: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ok, conf := hasWord(res.Words, c.term)
+			if !ok {
+				t.Errorf("boost_param %s: %q not recognized: %q (plain %q)", p, c.term, words(res.Words), words(plain.Words))
+			}
+			t.Logf("boost_param %s: %q (confidence %.2f)\n   plain: %q", p, words(res.Words), conf, words(plain.Words))
+		}
+		again, err := r.Recognize(ctx, audio, transcribe.RecognizeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if words(again.Words) != words(plain.Words) {
+			t.Errorf("plain request after a boosted one: %q, before %q", words(again.Words), words(plain.Words))
+		}
+	}
+}
+
+// TestWordBoostNoFalseInsertions: boosting terms that are not spoken does
+// not put them into the transcript.
+func TestWordBoostNoFalseInsertions(t *testing.T) {
+	r := rec(t)
+	audio := wav(t, testaudio.Speech(t, "slt", "the quick brown fox jumps over the lazy dog"))
+	res, err := r.Recognize(context.Background(), audio, transcribe.RecognizeOptions{WordBoost: []string{"kubernetes", "quarterly revenue", "zanzibar"}, BoostParam: "high"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"kubernetes", "quarterly", "revenue", "zanzibar"} {
+		if ok, _ := hasWord(res.Words, w); ok {
+			t.Errorf("unspoken boosted %q inserted: %q", w, words(res.Words))
+		}
+	}
+}
+
+func TestWordBoostStream(t *testing.T) {
+	r := rec(t)
+	audio := wav(t, testaudio.Speech(t, "slt", "my colleague siobhan uses tensorflow and postgres"))
+	st, err := r.NewStream(context.Background(), transcribe.StreamOptions{SampleRate: SampleRate, WordBoost: []string{"tensorflow"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Write(audio); err != nil {
+		t.Fatal(err)
+	}
+	h, err := st.EndUtterance()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := hasWord(h.Words, "tensorflow"); !ok {
+		t.Errorf("boosted stream: %q", words(h.Words))
+	}
+}
+
+func TestParseBoost(t *testing.T) {
+	p, err := parseBoost([]string{"Kubernetes", "  ", "quarterly-revenue", "don't", "kubernetes"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.weight != boostWeights["default"] {
+		t.Errorf("weight %v", p.weight)
+	}
+	want := [][]string{{"kubernetes"}, {"quarterly", "revenue"}, {"don't"}}
+	if len(p.phrases) != len(want) {
+		t.Fatalf("phrases %v, want %v", p.phrases, want)
+	}
+	for i := range want {
+		if !slices.Equal(p.phrases[i], want[i]) {
+			t.Errorf("phrase %d = %v, want %v", i, p.phrases[i], want[i])
+		}
+	}
+	if p, err := parseBoost(nil, "high"); p != nil || err != nil {
+		t.Errorf("no terms: %v %v", p, err)
+	}
+	if p, err := parseBoost([]string{"!!"}, "high"); p != nil || err != nil {
+		t.Errorf("no usable terms: %v %v", p, err)
+	}
+	_, err = parseBoost([]string{"x"}, "extreme")
+	var pe *transcribe.ParamError
+	if !errors.As(err, &pe) || pe.Field != "boost_param" {
+		t.Errorf("boost_param extreme: %v", err)
+	}
+	arpa := (&boostPlan{phrases: [][]string{{"quarterly", "revenue"}, {"x"}}}).arpa([]string{"quarterly", "revenue", "x"})
+	for _, s := range []string{"ngram 1=5", "ngram 2=1", "-0.6021 quarterly", "-0.3010 quarterly revenue", "\\end\\"} {
+		if !strings.Contains(arpa, s) {
+			t.Errorf("ARPA lacks %q:\n%s", s, arpa)
+		}
+	}
+}
+
+func TestPronounce(t *testing.T) {
+	dict := map[string]string{"ear": "IH R", "shot": "SH AA T", "cloud": "K L AW D", "flare": "F L EH R"}
+	lookup := func(w string) string { return dict[w] }
+	for in, want := range map[string]string{
+		"ear":        "IH R",
+		"earshot":    "IH R SH AA T",
+		"cloudflare": "K L AW D F L EH R",
+		"gpt":        "JH IY P IY T IY",
+		"k8s":        "K EY EY T EH S",
+		"tensorflow": "T EH N S AO R F L OW",
+		"kate":       "K EY T",
+		"city":       "S IH T IY",
+		"shannon":    "SH AE N AA N",
+		"café":       "",
+		"":           "",
+	} {
+		if got := pronounce(in, lookup); got != want {
+			t.Errorf("pronounce(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
