@@ -183,7 +183,6 @@ func testBlobKeys(t *testing.T, b transcribe.BlobStore) {
 		wantBlob(t, b, k, []byte(fmt.Sprintf("blob %d at %s", i, k)))
 	}
 	wantNoBlob(t, b, "uploads")
-	wantNoBlob(t, b, "uploads/")
 	wantNoBlob(t, b, "x/y")
 	wantNoBlob(t, b, "uploads/c")
 }
