@@ -91,6 +91,12 @@ type BICConfig struct {
 	// ChangeWindow is the length of each of the two windows compared at a
 	// candidate change point. Default 1500 ms.
 	ChangeWindowMS int
+	// MaxMergeDistance: after BIC clustering stops, clusters whose
+	// per-frame log-likelihood ratio (one Gaussian versus two) is below
+	// this are still merged. It keeps long recordings, where ΔBIC between
+	// big clusters of one speaker grows with their size, from being split
+	// into too many speakers. Default 0.6; negative disables it.
+	MaxMergeDistance float64
 	// SwitchPenalty is the log-likelihood cost of a speaker switch in the
 	// final Viterbi resegmentation. Default 60.
 	SwitchPenalty float64
@@ -141,6 +147,9 @@ func NewBIC(cfg BICConfig) (*BIC, error) {
 	}
 	if cfg.ChangeWindowMS == 0 {
 		cfg.ChangeWindowMS = 1500
+	}
+	if cfg.MaxMergeDistance == 0 {
+		cfg.MaxMergeDistance = 0.6
 	}
 	if cfg.SwitchPenalty == 0 {
 		cfg.SwitchPenalty = 60
@@ -221,7 +230,7 @@ func (b *BIC) Diarize(ctx context.Context, audio []int16, sampleRate int, opts O
 		}
 		clusters = append(clusters, cluster{stats: st})
 	}
-	clusters, err = agglomerate(ctx, clusters, lo, hi, b.cfg.ClusterLambda)
+	clusters, err = agglomerate(ctx, clusters, lo, hi, b.cfg.ClusterLambda, b.cfg.MaxMergeDistance)
 	if err != nil {
 		return nil, err
 	}
@@ -358,10 +367,14 @@ func changePoints(x [][]float64, sp span, d, win int, lambda float64) []int {
 
 type cluster struct{ stats gstats }
 
-// agglomerate merges the closest pair of clusters (smallest ΔBIC) while
-// there are more than hi clusters, or more than lo and the closest pair
-// still looks like one speaker (ΔBIC < 0).
-func agglomerate(ctx context.Context, cs []cluster, lo, hi int, lambda float64) ([]cluster, error) {
+// agglomerate clusters segments bottom-up. While there are more than lo
+// clusters it merges the pair with the smallest ΔBIC as long as that is
+// negative (or there are more than hi clusters); then, for recordings long
+// enough that clusters hold many seconds each, it goes on merging the pair
+// with the smallest per-frame likelihood ratio while that stays below
+// maxGLR, since ΔBIC between two big clusters of one speaker grows with
+// their size.
+func agglomerate(ctx context.Context, cs []cluster, lo, hi int, lambda, maxGLR float64) ([]cluster, error) {
 	n := len(cs)
 	dist := make([][]float64, n)
 	for i := range dist {
@@ -380,7 +393,18 @@ func agglomerate(ctx context.Context, cs []cluster, lo, hi int, lambda float64) 
 	for i := range alive {
 		alive[i] = true
 	}
-	for k := n; k > lo; k-- {
+	merge := func(bi, bj int) {
+		cs[bj].stats.add(cs[bi].stats)
+		alive[bi] = false
+		for i := 0; i < n; i++ {
+			if alive[i] && i != bj {
+				dist[i][bj] = deltaBIC(cs[i].stats, cs[bj].stats, lambda, regularize)
+				dist[bj][i] = dist[i][bj]
+			}
+		}
+	}
+	k := n
+	for ; k > lo; k-- {
 		bi, bj, best := -1, -1, math.Inf(1)
 		for i := 0; i < n; i++ {
 			if !alive[i] {
@@ -395,17 +419,30 @@ func agglomerate(ctx context.Context, cs []cluster, lo, hi int, lambda float64) 
 		if bi < 0 || (k <= hi && best >= 0) {
 			break
 		}
-		cs[bj].stats.add(cs[bi].stats)
-		alive[bi] = false
-		for i := 0; i < n; i++ {
-			if alive[i] && i != bj {
-				dist[i][bj] = deltaBIC(cs[i].stats, cs[bj].stats, lambda, regularize)
-				dist[bj][i] = dist[i][bj]
-			}
-		}
+		merge(bi, bj)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+	}
+	for ; k > lo && maxGLR > 0; k-- {
+		bi, bj, best := -1, -1, math.Inf(1)
+		for i := 0; i < n; i++ {
+			if !alive[i] {
+				continue
+			}
+			for j := 0; j < i; j++ {
+				if !alive[j] {
+					continue
+				}
+				if g := glrPerFrame(cs[i].stats, cs[j].stats, regularize); g < best {
+					bi, bj, best = i, j, g
+				}
+			}
+		}
+		if bi < 0 || best >= maxGLR {
+			break
+		}
+		merge(bi, bj)
 	}
 	out := cs[:0]
 	for i, c := range cs {

@@ -3,6 +3,8 @@ package diarize
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,9 +66,17 @@ func TestDiarizationAccuracy(t *testing.T) {
 		{"mono", Options{}, 0.05},
 		{"mono", Options{MaxSpeakers: 1}, 0.05},
 		{"real", Options{}, 0.10},
+		// Longer recordings (the conversations played several times over):
+		// clusters grow large and ΔBIC alone would split speakers.
+		{"four*4", Options{}, 0.20},
+		{"two*8", Options{}, 0.10},
+		{"real*8", Options{MinSpeakers: 2}, 0.10},
 	}
 	for _, tc := range cases {
 		c := corpus[tc.conv]
+		if c == nil {
+			c = repeated(t, corpus, tc.conv)
+		}
 		start := time.Now()
 		segs, err := d.Diarize(context.Background(), c.audio, rate, tc.opts)
 		if err != nil {
@@ -96,4 +106,29 @@ func TestDiarizationAccuracy(t *testing.T) {
 			t.Errorf("%s %+v: DER %.1f%% above target %.0f%%", tc.conv, tc.opts, 100*res.DER, 100*tc.maxDER)
 		}
 	}
+}
+
+// repeated returns the conversation "name*n": name played n times in a row.
+func repeated(t *testing.T, corpus map[string]*conversation, spec string) *conversation {
+	name, times, ok := strings.Cut(spec, "*")
+	n, err := strconv.Atoi(times)
+	if !ok || err != nil || corpus[name] == nil {
+		t.Fatalf("no conversation %q", spec)
+	}
+	c := corpus[name]
+	out := &conversation{name: spec, voices: c.voices}
+	for r := 0; r < n; r++ {
+		off := int64(len(out.audio)) * 1000 / rate
+		out.audio = append(out.audio, c.audio...)
+		for _, s := range c.ref {
+			out.ref = append(out.ref, Segment{s.Start + off, s.End + off, s.Speaker})
+		}
+		for i, w := range c.words {
+			w.Start += off
+			w.End += off
+			out.words = append(out.words, w)
+			out.speaker = append(out.speaker, c.speaker[i])
+		}
+	}
+	return out
 }

@@ -101,14 +101,29 @@ func cholesky(a []float64, d int) bool {
 	return true
 }
 
+// factor returns the Cholesky factor of the covariance, raising the
+// regularization until it is positive definite; a covariance that stays
+// broken (non-finite statistics) falls back to the identity.
+func (g gstats) factor(reg float64) []float64 {
+	d := len(g.sum)
+	for try := 0; try < 12; try++ {
+		c := g.cov(reg)
+		if cholesky(c, d) {
+			return c
+		}
+		reg = math.Max(reg*10, 1e-6)
+	}
+	c := make([]float64, d*d)
+	for i := 0; i < d; i++ {
+		c[i*d+i] = 1
+	}
+	return c
+}
+
 // logdet returns log|Σ| of the regularized covariance.
 func (g gstats) logdet(reg float64) float64 {
 	d := len(g.sum)
-	c := g.cov(reg)
-	for !cholesky(c, d) {
-		reg = math.Max(reg*10, 1e-6)
-		c = g.cov(reg)
-	}
+	c := g.factor(reg)
 	s := 0.0
 	for i := 0; i < d; i++ {
 		s += math.Log(c[i*d+i])
@@ -118,11 +133,7 @@ func (g gstats) logdet(reg float64) float64 {
 
 func (g gstats) gaussian(reg float64) gaussian {
 	d := len(g.sum)
-	c := g.cov(reg)
-	for !cholesky(c, d) {
-		reg = math.Max(reg*10, 1e-6)
-		c = g.cov(reg)
-	}
+	c := g.factor(reg)
 	ld := 0.0
 	for i := 0; i < d; i++ {
 		ld += 2 * math.Log(c[i*d+i])
@@ -160,4 +171,12 @@ func deltaBIC(a, b gstats, lambda, reg float64) float64 {
 	r := 0.5 * (n*ab.logdet(reg) - a.n*a.logdet(reg) - b.n*b.logdet(reg))
 	p := 0.5 * (d + d*(d+1)/2) * math.Log(n)
 	return r - lambda*p
+}
+
+// glrPerFrame is the generalized likelihood ratio of modelling a and b
+// with two Gaussians instead of one, per frame: a distance between
+// speakers that, unlike ΔBIC, does not grow with the amount of speech.
+func glrPerFrame(a, b gstats, reg float64) float64 {
+	ab := plus(a, b)
+	return 0.5 * (ab.n*ab.logdet(reg) - a.n*a.logdet(reg) - b.n*b.logdet(reg)) / ab.n
 }
