@@ -22,6 +22,9 @@ import (
 // rather than a protocol error.
 const readLimit = 4 << 20
 
+// endedRetention is how long the Handler remembers an ended session.
+const endedRetention = 10 * time.Minute
+
 // Handler serves the realtime WebSocket endpoints:
 //
 //	GET /v2/realtime/ws               start a session
@@ -148,9 +151,13 @@ func (h *Handler) sweep() {
 		if !ended && !s.attached && (now.Sub(s.detachAt) >= h.cfg.ResumeGrace || !now.Before(s.expiresAt)) {
 			expire = append(expire, s)
 		}
-		// Ended sessions are kept until expires_at plus the grace so that
-		// a resume gets 4010/4008 rather than 4004.
-		if ended && now.After(s.expiresAt.Add(h.cfg.ResumeGrace)) {
+		// Ended sessions are kept for endedRetention (or the resume
+		// grace, if longer) so that a resume gets 4010/4008 rather than
+		// 4004; they hold no audio buffers or stream by then.
+		if ended && s.endSeen.IsZero() {
+			s.endSeen = now
+		}
+		if ended && now.Sub(s.endSeen) >= max(endedRetention, h.cfg.ResumeGrace) {
 			delete(h.sessions, id)
 			if s.token != "" {
 				delete(h.tokens, s.token)

@@ -597,3 +597,44 @@ func TestCloseErrorsHaveShortDistinctReasons(t *testing.T) {
 		}
 	}
 }
+
+func TestEndedSessionsAreForgotten(t *testing.T) {
+	s := newTestServer(t)
+	c, id := begin(t, s, "key-a", nil)
+	tok := s.token("key-a", 60)
+	send(t, c, websocket.MessageText, []byte(`{"terminate_session":true}`))
+	expectCloseAfterMessages(t, c)
+	waitFor(t, func() bool { s.h.mu.Lock(); defer s.h.mu.Unlock(); return !s.h.sessions[id].endSeen.IsZero() })
+	s.clock.Advance(endedRetention)
+	waitFor(t, func() bool { return s.h.Session(id) == nil })
+	expectClose(t, s.dial("/v2/realtime/ws/"+id, nil, "key-a"), CloseSessionNotFound)
+	// Unused tokens go when they expire.
+	waitFor(t, func() bool { s.h.mu.Lock(); defer s.h.mu.Unlock(); return s.h.tokens[tok] == nil })
+}
+
+func TestHandlerCloseEndsConnections(t *testing.T) {
+	s := newTestServer(t)
+	c, id := begin(t, s, "key-a", nil)
+	s.h.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _, err := c.Read(ctx)
+	if websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Fatalf("err %v", err)
+	}
+	if st := s.h.Session(id).State(); st != StateTerminated {
+		t.Fatalf("state %s", st)
+	}
+	expectClose(t, s.dial("/v2/realtime/ws", nil, "key-a"), CloseTryAgainLater)
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in 5 s")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

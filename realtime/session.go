@@ -91,6 +91,7 @@ type Session struct {
 	// connection bookkeeping used by the Handler
 	attached bool
 	detachAt time.Time
+	endSeen  time.Time // when the Handler first saw the session ended
 	resumes  int
 	token    string
 }
@@ -298,6 +299,10 @@ func (s *Session) Abort(state State) {
 
 func (s *Session) endLocked(state State) {
 	s.state = state
+	// Drop the audio buffers: ended sessions stay registered for a while
+	// so that a resume gets 4010 or 4008.
+	s.dec = decoder{enc: s.dec.enc}
+	s.rs, s.vad = nil, nil
 	if s.stream != nil {
 		if err := s.stream.Close(); err != nil {
 			s.logf("session %s: closing stream: %v", s.id, err)
