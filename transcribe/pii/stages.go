@@ -1,0 +1,166 @@
+package pii
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// Stages returns the entity and redaction stages in the order they must
+// run, after the textfmt stages and before utterances are built from the
+// words:
+//
+//	EntityStage (entity_detection) -> RedactAudioStage (redact_pii_audio)
+//	-> RedactStage (redact_pii)
+//
+// Every stage finds the entities on the words as they are before
+// redaction (detection is deterministic and takes well under a
+// millisecond per hundred words, so each stage runs it rather than passing
+// state between stages), which is why the text is redacted last. The
+// stages share one Detector and are safe for concurrent use.
+func Stages() []transcribe.Stage {
+	var d Detector
+	audio := RedactAudioStage{Detector: d}
+	return []transcribe.Stage{EntityStage{Detector: d}, audio, RedactStage{Detector: d, Audio: audio}}
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+func sub(p *transcribe.TranscriptParams) string {
+	if p.RedactPIISub != nil {
+		return *p.RedactPIISub
+	}
+	return SubHash
+}
+
+// EntityStage fills Transcript.Entities (entity_detection). With
+// redact_pii on, the text of every entity whose type is redacted is its
+// redacted form ("##### #######" or "[PERSON_NAME]"), so the unredacted
+// text is never stored; times are those of the original words. With no
+// entity found Entities is an empty list, not null.
+type EntityStage struct{ Detector Detector }
+
+// Name returns "entity_detection".
+func (EntityStage) Name() string { return "entity_detection" }
+
+// Enabled reports whether entity_detection is on.
+func (EntityStage) Enabled(p *transcribe.TranscriptParams) bool { return isTrue(p.EntityDetection) }
+
+// Apply sets job.Transcript.Entities.
+func (s EntityStage) Apply(ctx context.Context, job *transcribe.Job) error {
+	if job == nil || job.Transcript == nil {
+		return nil
+	}
+	t := job.Transcript
+	ws := t.Words
+	spans := s.Detector.Spans(ws)
+	if isTrue(t.RedactPII) {
+		ws, spans = Redact(ws, spans, t.RedactPIIPolicies, sub(&t.TranscriptParams))
+	}
+	t.Entities = Entities(ws, spans)
+	return ctx.Err()
+}
+
+// RedactStage redacts the words of entities whose type is one of
+// redact_pii_policies (redact_pii), with redact_pii_sub: see Redact. Text,
+// utterances, sentences, paragraphs, captions and word search are all
+// built from the words afterwards, so they show only the redacted form.
+//
+// When redact_pii_audio is on and the audio has not been redacted yet (the
+// stages were ordered differently), it runs Audio first, since afterwards
+// the entities can no longer be found.
+type RedactStage struct {
+	Detector Detector
+	Audio    RedactAudioStage
+}
+
+// Name returns "redact_pii".
+func (RedactStage) Name() string { return "redact_pii" }
+
+// Enabled reports whether redact_pii is on.
+func (RedactStage) Enabled(p *transcribe.TranscriptParams) bool { return isTrue(p.RedactPII) }
+
+// Apply redacts job.Transcript.Words.
+func (s RedactStage) Apply(ctx context.Context, job *transcribe.Job) error {
+	if job == nil || job.Transcript == nil {
+		return nil
+	}
+	t := job.Transcript
+	if s.Audio.Enabled(&t.TranscriptParams) && t.RedactedKey == "" {
+		if err := s.Audio.Apply(ctx, job); err != nil {
+			return err
+		}
+	}
+	spans := s.Detector.Spans(t.Words)
+	t.Words, _ = Redact(t.Words, spans, t.RedactPIIPolicies, sub(&t.TranscriptParams))
+	return ctx.Err()
+}
+
+// RedactAudioStage writes a copy of the job's audio in which every
+// redacted entity is replaced by a tone (redact_pii_audio): see
+// BeepRanges. The file is stored in job.Blobs under
+// transcribe.RedactedAudioKey(id, quality) and its key set in
+// Transcript.RedactedKey; the Service serves it and sends the
+// redacted_audio webhook.
+//
+// The audio is the processed audio the words were recognised from: the
+// range audio_start_from..audio_end_at of the media, at the recognizer's
+// sample rate (16 kHz), with the channels kept for dual_channel and
+// multichannel (mixed to mono for MP3 beyond two). Its times are therefore
+// relative to audio_start_from.
+type RedactAudioStage struct {
+	Detector Detector
+	// Tone configures the replacement tone; zero means the defaults.
+	Tone ToneConfig
+	// Encode writes the audio; nil means DefaultEncoder.
+	Encode Encoder
+}
+
+// Name returns "redact_pii_audio".
+func (RedactAudioStage) Name() string { return "redact_pii_audio" }
+
+// Enabled reports whether redact_pii and redact_pii_audio are on.
+func (RedactAudioStage) Enabled(p *transcribe.TranscriptParams) bool {
+	return isTrue(p.RedactPII) && isTrue(p.RedactPIIAudio)
+}
+
+// Apply writes the redacted audio. It fails when the job has no audio or
+// blob store, or when encoding or storing fails.
+func (s RedactAudioStage) Apply(ctx context.Context, job *transcribe.Job) error {
+	if job == nil || job.Transcript == nil {
+		return nil
+	}
+	t := job.Transcript
+	if job.Audio == nil || job.Blobs == nil {
+		return errors.New("pii: redact_pii_audio needs the job's audio and a blob store")
+	}
+	format := "mp3"
+	if t.RedactPIIAudioQuality != nil && *t.RedactPIIAudioQuality == "wav" {
+		format = "wav"
+	}
+	ranges := Ranges(t.Words, s.Detector.Spans(t.Words), t.RedactPIIPolicies)
+	pcm, err := BeepRanges(job.Audio, job.OffsetMS, ranges, s.Tone)
+	if err != nil {
+		return err
+	}
+	enc := s.Encode
+	if enc == nil {
+		enc = DefaultEncoder
+	}
+	var buf bytes.Buffer
+	if err := enc(ctx, pcm, format, &buf); err != nil {
+		return fmt.Errorf("pii: encoding redacted audio: %w", err)
+	}
+	key := transcribe.RedactedAudioKey(t.ID, format)
+	if _, err := job.Blobs.Put(ctx, key, &buf); err != nil {
+		return fmt.Errorf("pii: storing redacted audio: %w", err)
+	}
+	t.RedactedKey = key
+	if job.Logger != nil {
+		job.Logger.Info("redacted audio written", "key", key, "spans", len(ranges))
+	}
+	return nil
+}
