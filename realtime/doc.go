@@ -104,9 +104,12 @@
 //	4104 Could not parse word boost parameter: word_boost is not a JSON list of strings,
 //	     or longer than 2500 characters
 //
-// Errors that end a session (all but 4001, 4004, 4010, 4030, 4102 and
-// 4104, which refuse a connection) make it terminated, so a resume gets
-// 4010; expiry makes it expired (4008).
+// Codes sent while a connection opens (1011, 1013, 4000, 4001, 4004,
+// 4008, 4010, 4030, 4101 for a bad query value, 4102, 4104) refuse that
+// connection and leave any existing session as it was (except 1013 for
+// exhausted resumes, which ends it). Codes sent during a session (1011,
+// 4008, 4029, 4031, 4032, 4033, 4100, 4101) end the session: it becomes
+// terminated, so a resume gets 4010, or expired for 4008.
 //
 // # Time
 //
