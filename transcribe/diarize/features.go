@@ -25,7 +25,7 @@ type mfccExtractor struct {
 	window               []float64
 	filters              [][]melWeight // per mel band: (bin, weight)
 	dct                  [][]float64   // [coef][band]
-	buf                  []complex128
+	buf, tw              []complex128
 	power                []float64
 	logmel               []float64
 }
@@ -79,6 +79,7 @@ func newMFCCExtractor(rate, bands, coefs int) *mfccExtractor {
 		}
 	}
 	e.buf = make([]complex128, e.nfft)
+	e.tw = twiddles(e.nfft)
 	e.power = make([]float64, e.nfft/2+1)
 	e.logmel = make([]float64, bands)
 	return e
@@ -114,10 +115,10 @@ func (e *mfccExtractor) extract(samples []int16) features {
 		// energy of the frame without its DC offset
 		win := float64(min(e.win, len(samples)-start))
 		f.energy[i] = math.Log10(math.Max(sq/win-(sum/win)*(sum/win), 0) + 1e-10)
-		fft(e.buf)
+		fft(e.buf, e.tw)
 		for k := range e.power {
-			a := cmplx.Abs(e.buf[k])
-			e.power[k] = a * a
+			c := e.buf[k]
+			e.power[k] = real(c)*real(c) + imag(c)*imag(c)
 		}
 		for b, fl := range e.filters {
 			s := 1e-10
@@ -139,8 +140,9 @@ func (e *mfccExtractor) extract(samples []int16) features {
 	return f
 }
 
-// fft is an in-place iterative radix-2 FFT; len(a) must be a power of two.
-func fft(a []complex128) {
+// fft is an in-place iterative radix-2 FFT; len(a) must be a power of two
+// and tw[k] = exp(-2πik/len(a)) for k < len(a)/2.
+func fft(a, tw []complex128) {
 	n := len(a)
 	for i, j := 1, 0; i < n; i++ {
 		bit := n >> 1
@@ -153,16 +155,22 @@ func fft(a []complex128) {
 		}
 	}
 	for size := 2; size <= n; size <<= 1 {
-		step := cmplx.Exp(complex(0, -2*math.Pi/float64(size)))
+		half, stride := size/2, n/size
 		for start := 0; start < n; start += size {
-			w := complex(1, 0)
-			for k := 0; k < size/2; k++ {
-				u, v := a[start+k], a[start+k+size/2]*w
-				a[start+k], a[start+k+size/2] = u+v, u-v
-				w *= step
+			for k := 0; k < half; k++ {
+				u, v := a[start+k], a[start+k+half]*tw[k*stride]
+				a[start+k], a[start+k+half] = u+v, u-v
 			}
 		}
 	}
+}
+
+func twiddles(n int) []complex128 {
+	tw := make([]complex128, n/2)
+	for k := range tw {
+		tw[k] = cmplx.Exp(complex(0, -2*math.Pi*float64(k)/float64(n)))
+	}
+	return tw
 }
 
 // span is a half-open range of frames [from, to).

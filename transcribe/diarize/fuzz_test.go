@@ -78,3 +78,22 @@ func FuzzScoreDER(f *testing.F) {
 		}
 	})
 }
+
+func TestFFT(t *testing.T) {
+	const n = 16
+	x := make([]complex128, n)
+	for i := range x {
+		x[i] = complex(math.Sin(float64(i)*1.3)+float64(i%3), 0)
+	}
+	got := append([]complex128(nil), x...)
+	fft(got, twiddles(n))
+	for k := 0; k < n; k++ {
+		var want complex128
+		for j, v := range x {
+			want += v * complex(math.Cos(-2*math.Pi*float64(j*k)/n), math.Sin(-2*math.Pi*float64(j*k)/n))
+		}
+		if d := got[k] - want; math.Hypot(real(d), imag(d)) > 1e-9 {
+			t.Fatalf("bin %d: got %v want %v", k, got[k], want)
+		}
+	}
+}
