@@ -5,17 +5,21 @@
 //
 //  1. text formatting (transcribe/textfmt): inverse text normalisation,
 //     punctuation, filler removal, casing, custom spelling, profanity;
-//  2. speakers and utterances (transcribe/diarize): speaker labels on words,
-//     then utterances turn by turn (speaker or channel).
+//  2. entities and PII redaction (transcribe/pii): entity detection, the
+//     redacted audio copy, then redaction of the words themselves, so no
+//     later stage, export or stored field sees the unredacted text;
+//  3. speakers and utterances (transcribe/diarize): speaker labels on words,
+//     then utterances turn by turn (speaker or channel), built from the
+//     redacted words.
 //
-// Later analysis stages (entities and PII redaction, sentiment, topics,
-// summaries...) slot in by position: anything that must see final, redacted
-// words goes after the formatting stages and before utterances are built.
+// Later analysis stages (sentiment, topics, summaries...) slot in after
+// redaction, so they only ever see redacted words.
 package pipeline
 
 import (
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/diarize"
+	"github.com/earshot-dev/earshot/transcribe/pii"
 	"github.com/earshot-dev/earshot/transcribe/textfmt"
 )
 
@@ -24,6 +28,7 @@ import (
 func Default() []transcribe.Stage {
 	var s []transcribe.Stage
 	s = append(s, textfmt.Stages()...)
+	s = append(s, pii.Stages()...)
 	s = append(s, diarize.Stages()...)
 	return s
 }
