@@ -288,17 +288,7 @@ func (d *Decoder) pump(ctx context.Context, format Format, src source, tr *eofTr
 	if !keep {
 		outCh = 1
 	}
-	var rs []*Resampler
-	if inRate != rate {
-		rs = make([]*Resampler, outCh)
-		for c := range rs {
-			r, err := NewResampler(inRate, rate)
-			if err != nil {
-				return nil, err
-			}
-			rs[c] = r
-		}
-	}
+	var rs []*Resampler // made at the first block: no cost for empty media
 	maxFrames := int64(d.maxDuration().Seconds() * float64(rate))
 	out := make([][]int16, outCh)
 	var mix, tmp []float32
@@ -348,6 +338,16 @@ func (d *Decoder) pump(ctx context.Context, format Format, src source, tr *eofTr
 				mix[i] = s * inv
 			}
 			chans = [][]float32{mix}
+		}
+		if rs == nil && inRate != rate {
+			rs = make([]*Resampler, outCh)
+			for c := range rs {
+				r, err := NewResampler(inRate, rate)
+				if err != nil {
+					return nil, err
+				}
+				rs[c] = r
+			}
 		}
 		for c, x := range chans {
 			if rs != nil {

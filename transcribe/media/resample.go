@@ -3,6 +3,7 @@ package media
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Resampler quality parameters. The anti-aliasing low-pass is a
@@ -15,14 +16,15 @@ const (
 	resampleAtten = 75.0 // stopband attenuation, dB
 	resamplePass  = 0.86 // passband edge as a fraction of the lower Nyquist frequency
 	maxPhases     = 4096 // exact polyphase tables up to this many phases
-	maxTableSize  = 1 << 22
+	maxTableSize  = 1 << 20
 )
 
 // Resampler converts one channel of audio from one sample rate to another
 // with a windowed-sinc polyphase filter. It streams: Process may be called
 // with blocks of any size and Flush ends the stream. The output is
 // time-aligned with the input (the filter delay is removed) and holds
-// ceil(n*out/in) samples for n input samples. Not safe for concurrent use.
+// ceil(n*out/in) samples for n input samples; equal rates copy the input.
+// Not safe for concurrent use.
 type Resampler struct {
 	in, out int
 	l, m    int64 // output position advances by m/l input samples
@@ -45,46 +47,11 @@ func NewResampler(in, out int) (*Resampler, error) {
 	}
 	g := gcd(in, out)
 	r := &Resampler{in: in, out: out, l: int64(out / g), m: int64(in / g)}
-	// Work in input-sample units. ratio < 1 when downsampling.
-	ratio := math.Min(1, float64(out)/float64(in))
-	nyq := 0.5 * ratio                            // stopband edge, cycles per input sample
-	width := nyq * (1 - resamplePass)             // transition width
-	fc := nyq - width/2                           // -6 dB cutoff
-	beta := 0.1102 * (resampleAtten - 8.7)        // Kaiser beta for the attenuation
-	n := (resampleAtten - 7.95) / (14.36 * width) // Kaiser's estimate of the filter length
-	r.half = int(math.Ceil(n / 2))
-	r.taps = 2 * r.half
-	r.phases = r.l
-	if r.phases > maxPhases {
-		r.phases = maxPhases
+	if in == out {
+		return r, nil // a copy
 	}
-	for r.phases > 16 && r.phases*int64(r.taps) > maxTableSize {
-		r.phases /= 2
-	}
-	r.table = make([]float32, r.phases*int64(r.taps))
-	i0b := bessel0(beta)
-	for p := int64(0); p < r.phases; p++ {
-		frac := float64(p) / float64(r.phases) // output lies frac input samples after base
-		row := r.table[p*int64(r.taps) : (p+1)*int64(r.taps)]
-		sum := 0.0
-		for k := range row {
-			// Tap k multiplies input base + k - (half-1).
-			d := frac - float64(k-(r.half-1))
-			x := d / float64(r.half)
-			var w float64
-			if x > -1 && x < 1 {
-				w = bessel0(beta*math.Sqrt(1-x*x)) / i0b
-			}
-			v := 2 * fc * sinc(2*fc*d) * w
-			row[k] = float32(v)
-			sum += v
-		}
-		if sum != 0 { // unity gain at DC in every phase
-			for k := range row {
-				row[k] = float32(float64(row[k]) / sum)
-			}
-		}
-	}
+	f := filterFor(in, out, r.l)
+	r.phases, r.half, r.taps, r.table = f.phases, f.half, f.taps, f.table
 	// Virtual zeros before the first sample.
 	r.buf = make([]float32, r.half, r.half+8192)
 	r.start = -int64(r.half)
@@ -100,6 +67,9 @@ func (r *Resampler) Process(dst, in []float32) []float32 {
 	if r.flushed {
 		return dst
 	}
+	if r.in == r.out {
+		return append(dst, in...)
+	}
 	r.buf = append(r.buf, in...)
 	r.nIn += int64(len(in))
 	return r.run(dst, r.start+int64(len(r.buf)), r.total())
@@ -107,7 +77,8 @@ func (r *Resampler) Process(dst, in []float32) []float32 {
 
 // Flush ends the stream and appends the remaining output samples.
 func (r *Resampler) Flush(dst []float32) []float32 {
-	if r.flushed {
+	if r.flushed || r.in == r.out {
+		r.flushed = true
 		return dst
 	}
 	r.buf = append(r.buf, make([]float32, r.taps+1)...)
@@ -165,6 +136,99 @@ func (r *Resampler) run(dst []float32, avail, limit int64) []float32 {
 		r.start += drop
 	}
 	return dst
+}
+
+// filter is a polyphase table, shared read-only by resamplers.
+type filter struct {
+	phases int64
+	half   int
+	taps   int
+	table  []float32
+}
+
+// Small tables for common rate pairs are cached.
+var (
+	filterMu    sync.Mutex
+	filterCache = map[[2]int]*filter{}
+)
+
+const (
+	maxCachedTable = 1 << 18
+	maxCached      = 32
+)
+
+func filterFor(in, out int, l int64) *filter {
+	key := [2]int{in, out}
+	filterMu.Lock()
+	f := filterCache[key]
+	filterMu.Unlock()
+	if f != nil {
+		return f
+	}
+	f = newFilter(in, out, l)
+	if len(f.table) <= maxCachedTable {
+		filterMu.Lock()
+		if len(filterCache) < maxCached {
+			filterCache[key] = f
+		}
+		filterMu.Unlock()
+	}
+	return f
+}
+
+func newFilter(in, out int, l int64) *filter {
+	r := &filter{}
+	// Work in input-sample units. ratio < 1 when downsampling.
+	ratio := math.Min(1, float64(out)/float64(in))
+	nyq := 0.5 * ratio                            // stopband edge, cycles per input sample
+	width := nyq * (1 - resamplePass)             // transition width
+	fc := nyq - width/2                           // -6 dB cutoff
+	beta := 0.1102 * (resampleAtten - 8.7)        // Kaiser beta for the attenuation
+	n := (resampleAtten - 7.95) / (14.36 * width) // Kaiser's estimate of the filter length
+	r.half = int(math.Ceil(n / 2))
+	r.taps = 2 * r.half
+	r.phases = l
+	if r.phases > maxPhases {
+		r.phases = maxPhases
+	}
+	for r.phases > 16 && r.phases*int64(r.taps) > maxTableSize {
+		r.phases /= 2
+	}
+	r.table = make([]float32, r.phases*int64(r.taps))
+	// The Kaiser window, tabulated: it is smooth, so linear interpolation
+	// between 8192 points is exact to float32 precision.
+	const wn = 8192
+	win := make([]float64, wn+2)
+	i0b := bessel0(beta)
+	for i := range win {
+		x := math.Min(1, float64(i)/wn)
+		win[i] = bessel0(beta*math.Sqrt(1-x*x)) / i0b
+	}
+	for p := int64(0); p < r.phases; p++ {
+		frac := float64(p) / float64(r.phases) // output lies frac input samples after base
+		row := r.table[p*int64(r.taps) : (p+1)*int64(r.taps)]
+		sum := 0.0
+		for k := range row {
+			// Tap k multiplies input base + k - (half-1).
+			d := frac - float64(k-(r.half-1))
+			x := d / float64(r.half)
+			var w float64
+			if x > -1 && x < 1 {
+				pos := math.Abs(x) * wn
+				i := int(pos)
+				w = win[i] + (win[i+1]-win[i])*(pos-float64(i))
+			}
+			v := 2 * fc * sinc(2*fc*d) * w
+			row[k] = float32(v)
+			sum += v
+		}
+		if sum != 0 { // unity gain at DC in every phase
+			for k := range row {
+				row[k] = float32(float64(row[k]) / sum)
+			}
+		}
+	}
+	return r
 }
 
 func gcd(a, b int) int {

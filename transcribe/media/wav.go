@@ -179,7 +179,7 @@ func (s *wavSource) format() (int, int) { return s.rate, s.channels }
 
 func (s *wavSource) next() ([][]float32, error) {
 	frame := s.width * s.channels
-	want := int64(wavBlock * frame)
+	want := int64(max(1, min(wavBlock, (256<<10)/frame)) * frame)
 	if s.left >= 0 && s.left < want {
 		want = s.left - s.left%int64(frame)
 	}
