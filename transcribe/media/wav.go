@@ -312,7 +312,7 @@ func WriteWAV(w io.Writer, pcm *transcribe.PCM) error {
 	nc := len(pcm.Channels)
 	frames := len(pcm.Channels[0])
 	data := int64(frames) * int64(nc) * 2
-	if data+36 > math.MaxUint32 || nc > 65535 {
+	if data+36 > math.MaxUint32 || nc > 65535 || int64(pcm.SampleRate)*int64(nc)*2 > math.MaxUint32 {
 		return fmt.Errorf("media: WriteWAV: %d bytes of audio do not fit a WAV file", data)
 	}
 	var h [44]byte
@@ -364,7 +364,7 @@ func checkPCM(pcm *transcribe.PCM) error {
 		return errors.New("media: nil PCM")
 	case len(pcm.Channels) == 0:
 		return errors.New("media: PCM has no channels")
-	case pcm.SampleRate <= 0 || pcm.SampleRate > math.MaxInt32/65536:
+	case pcm.SampleRate <= 0 || pcm.SampleRate > 10_000_000:
 		return fmt.Errorf("media: PCM sample rate %d is invalid", pcm.SampleRate)
 	}
 	for i, c := range pcm.Channels {
