@@ -9,8 +9,11 @@
 //   - RunBlobStoreTests checks a transcribe.BlobStore: round trips,
 //     replacement, ErrNotFound, streaming of a large body, failed Puts
 //     leaving nothing behind, concurrent use, and FileBlobStore.Path.
+//   - RunRecognizerTests checks a transcribe.Recognizer (and its streaming
+//     extension) on real speech, driven by its RecognizerFeatures.
 //   - FakeRecognizer is a scripted transcribe.Recognizer that counts its
-//     calls, honours its context and can fail on demand.
+//     calls, honours its context and can fail on demand; SpreadWords lays
+//     a text's words over audio for it.
 //
 // Every adapter's TestConformance calls the suite for its contract:
 //
@@ -20,8 +23,10 @@
 //		})
 //	}
 //
-// The suites only use the methods of the contract, run their subtests
-// sequentially (each on a fresh adapter from the factory) and start their
-// own goroutines for the concurrency checks, so they are safe to call from
-// a parallel test.
+// RunStoreTests and RunBlobStoreTests only use the methods of the
+// contract, run their subtests sequentially, each on a fresh adapter from
+// the factory, and start their own goroutines for the concurrency checks,
+// so they are safe to call from a parallel test. The package's own tests
+// run them against deliberately broken adapters to show that each clause
+// is really checked.
 package transcribetest
