@@ -83,8 +83,12 @@ func (d *Decoder) startFFmpeg(ctx context.Context, path string, rate int, mono b
 	if err != nil {
 		return nil, err
 	}
+	// "file:" stops ffmpeg reading the path as a URL or protocol spec and
+	// the whitelist stops media that references other resources (playlists,
+	// reference movies) from reaching the network or other files by URL.
 	args := []string{"-nostdin", "-hide_banner", "-loglevel", "error",
-		"-i", path, "-map", "0:a:0", "-vn", "-sn", "-dn",
+		"-protocol_whitelist", "file", "-i", "file:" + path,
+		"-map", "0:a:0", "-vn", "-sn", "-dn",
 		"-ar", strconv.Itoa(rate)}
 	if mono {
 		args = append(args, "-ac", "1")
