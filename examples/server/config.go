@@ -37,6 +37,7 @@ type config struct {
 	RealtimeLimit int           // EARSHOT_REALTIME_SESSIONS, concurrent sessions per project, default 32
 	LogLevel      string        // EARSHOT_LOG_LEVEL: debug, info, warn, error
 	JobLease      time.Duration // EARSHOT_JOB_LEASE, default 30s: how soon a dead worker's job is resumed
+	WebhookRetry  time.Duration // EARSHOT_WEBHOOK_RETRY_INTERVAL, default 10s (the spec's value)
 }
 
 func env(name, def string) string {
@@ -99,6 +100,7 @@ func parseConfig(args []string) (*config, error) {
 		{&c.MaxDuration, "max-duration", "EARSHOT_MAX_DURATION", 10 * time.Hour, "media duration cap"},
 		{&c.Retention, "retention", "EARSHOT_RETENTION", 90 * 24 * time.Hour, "how long transcripts stay in the list"},
 		{&c.JobLease, "job-lease", "EARSHOT_JOB_LEASE", 30 * time.Second, "how long a job stays with a worker without a heartbeat"},
+		{&c.WebhookRetry, "webhook-retry-interval", "EARSHOT_WEBHOOK_RETRY_INTERVAL", 10 * time.Second, "pause between webhook retries"},
 	}
 	for _, d := range durs {
 		def := d.def

@@ -121,6 +121,7 @@ func run(args []string) error {
 	hooks, err = webhook.New(webhook.Config{
 		Store: store, Cipher: svc.Cipher(), AllowPrivate: cfg.AllowPrivate, Logger: log,
 		OnStatus: svc.SetWebhookStatus,
+		Policy:   webhook.Policy{Backoff: webhook.ConstantBackoff(cfg.WebhookRetry)},
 	})
 	if err != nil {
 		return err

@@ -95,6 +95,28 @@ func Sox(t testing.TB, ext string, args ...string) string {
 	return p
 }
 
+// SoxEffects runs `sox [inputs...] OUT [effects...]` (for example
+// inputs {"-n", "-r", "16000", "-c", "1"} with effects {"trim", "0", "0.5"}
+// for half a second of silence), cached like Sox.
+func SoxEffects(t testing.TB, ext string, inputs []string, effects ...string) string {
+	t.Helper()
+	Need(t, "sox")
+	key := "soxfx|" + strings.Join(inputs, "|") + "||" + strings.Join(effects, "|")
+	for _, a := range inputs {
+		if st, err := os.Stat(a); err == nil {
+			key += fmt.Sprintf("|%d|%d", st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	p, err := cached(key+"."+ext, func(out string) error {
+		args := append(append(append([]string{}, inputs...), out), effects...)
+		return run("sox", args...)
+	})
+	if err != nil {
+		t.Fatalf("sox %v %v: %v", inputs, effects, err)
+	}
+	return p
+}
+
 // Convert transcodes in to the container/codec implied by ext (mp3, flac,
 // ogg, m4a, webm, ...) with ffmpeg, cached.
 func Convert(t testing.TB, in, ext string, ffmpegArgs ...string) string {
