@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,19 +24,52 @@ import (
 
 type brokenStore struct {
 	*memory.Store
-	bug string
+	bug   string
+	cache *sync.Map // for get-shares-memory
+}
+
+func (s brokenStore) ExtendLease(ctx context.Context, id, owner string, until time.Time) error {
+	if s.bug == "extend-ignores-owner" {
+		if r, err := s.Store.Get(ctx, id); err == nil && r.LeaseOwner != "" {
+			owner = r.LeaseOwner
+		}
+	}
+	return s.Store.ExtendLease(ctx, id, owner, until)
+}
+
+func (s brokenStore) SeqOf(ctx context.Context, projectID, id string) (int64, error) {
+	if s.bug == "seqof-ignores-project" {
+		r, err := s.Store.Get(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		return r.Seq, nil
+	}
+	return s.Store.SeqOf(ctx, projectID, id)
 }
 
 func (s brokenStore) Get(ctx context.Context, id string) (*transcribe.Record, error) {
+	if s.bug == "get-shares-memory" {
+		if r, ok := s.cache.Load(id); ok {
+			return r.(*transcribe.Record), nil
+		}
+	}
 	r, err := s.Store.Get(ctx, id)
 	if s.bug == "get-unwrapped-error" && err != nil {
 		return nil, errors.New("no such transcript")
+	}
+	if s.bug == "get-shares-memory" && err == nil {
+		s.cache.Store(id, r)
 	}
 	return r, err
 }
 
 func (s brokenStore) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe.Record, error) {
 	switch s.bug {
+	case "list-ignores-limit":
+		q.Limit = 0
+	case "list-ignores-status":
+		q.Status = ""
 	case "list-includes-deleted":
 		q.IncludeDeleted = true
 	case "list-after-seq-newest":
@@ -60,6 +94,16 @@ func (s brokenStore) List(ctx context.Context, q transcribe.ListQuery) ([]*trans
 }
 
 func (s brokenStore) Update(ctx context.Context, r *transcribe.Record) error {
+	if s.bug == "get-shares-memory" {
+		s.cache.Delete(r.ID)
+	}
+	if s.bug == "update-keeps-data" {
+		if cur, err := s.Store.Get(ctx, r.ID); err == nil {
+			c := *r
+			c.Data = cur.Data
+			return s.Store.Update(ctx, &c)
+		}
+	}
 	if s.bug == "update-ignores-lease" && r.LeaseOwner != "" {
 		c := *r
 		c.LeaseOwner = "" // an unconditional update
@@ -106,6 +150,10 @@ type brokenBlobs struct {
 }
 
 func (b brokenBlobs) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
+	if b.bug == "put-miscounts" {
+		n, err := b.BlobStore.Put(ctx, key, r)
+		return n - 1, err
+	}
 	if b.bug == "put-keeps-partial" {
 		var buf bytes.Buffer
 		n, err := io.Copy(&buf, r)
@@ -115,6 +163,14 @@ func (b brokenBlobs) Put(ctx context.Context, key string, r io.Reader) (int64, e
 		return n, err
 	}
 	return b.BlobStore.Put(ctx, key, r)
+}
+
+func (b brokenBlobs) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	rc, err := b.BlobStore.Open(ctx, key)
+	if b.bug == "open-unwrapped-error" && err != nil {
+		return nil, errors.New("no such blob")
+	}
+	return rc, err
 }
 
 func (b brokenBlobs) Delete(ctx context.Context, key string) error {
@@ -138,7 +194,7 @@ func TestBrokenAdapter(t *testing.T) {
 		t.Skip("helper for TestSuitesCatchBugs")
 	}
 	t.Run("Store", func(t *testing.T) {
-		transcribetest.RunStoreTests(t, func(t *testing.T) transcribe.Store { return brokenStore{memory.New(), bug} })
+		transcribetest.RunStoreTests(t, func(t *testing.T) transcribe.Store { return brokenStore{memory.New(), bug, new(sync.Map)} })
 	})
 	t.Run("BlobStore", func(t *testing.T) {
 		transcribetest.RunBlobStoreTests(t, func(t *testing.T) transcribe.BlobStore { return brokenBlobs{memory.NewBlobStore(), bug} })
@@ -159,7 +215,15 @@ func TestSuitesCatchBugs(t *testing.T) {
 		{"claim-ignores-live-lease", "Store/ClaimJobSkips"},
 		{"delete-upload-missing-errors", "Store/Uploads"},
 		{"delivery-ignores-next-attempt", "Store/DeliveryClaimOrder"},
+		{"extend-ignores-owner", "Store/ExtendLease"},
+		{"seqof-ignores-project", "Store/SeqOf"},
+		{"get-shares-memory", "Store/Copies"},
+		{"list-ignores-limit", "Store/ListOrderLimit"},
+		{"list-ignores-status", "Store/ListStatus"},
+		{"update-keeps-data", "Store/Update"},
 		{"put-keeps-partial", "BlobStore/FailedPut"},
+		{"put-miscounts", "BlobStore/PutOpen"},
+		{"open-unwrapped-error", "BlobStore/NotFound"},
 		{"delete-missing-errors", "BlobStore/Delete"},
 	}
 	for _, c := range cases {
