@@ -52,8 +52,12 @@ func startsWithDigit(s string) bool {
 	return s != "" && s[0] >= '0' && s[0] <= '9'
 }
 
-// Case capitalises ws in place.
-func (Casing) Case(ws []transcribe.Word) {
+// Case capitalises ws in place, each channel on its own.
+func (c Casing) Case(ws []transcribe.Word) {
+	copy(ws, perChannel(ws, c.caseOne))
+}
+
+func (Casing) caseOne(ws []transcribe.Word) []transcribe.Word {
 	t := norms(ws)
 	lookup := make([]string, len(t)) // possessive stripped: "sarah's" -> "sarah"
 	for i, w := range t {
@@ -94,4 +98,5 @@ func (Casing) Case(ws []transcribe.Word) {
 		}
 		i += max(n, 1)
 	}
+	return ws
 }

@@ -45,8 +45,16 @@ func (d Disfluencies) Apply(ctx context.Context, job *transcribe.Job) error {
 	return ctx.Err()
 }
 
-// Remove returns ws without filler words, reusing its backing array.
-func (Disfluencies) Remove(ws []transcribe.Word) []transcribe.Word {
+// Remove returns ws without filler words, each channel on its own. It may
+// reuse ws's backing array.
+func (d Disfluencies) Remove(ws []transcribe.Word) []transcribe.Word {
+	if ws == nil {
+		return nil
+	}
+	return perChannel(ws, d.remove)
+}
+
+func (Disfluencies) remove(ws []transcribe.Word) []transcribe.Word {
 	if ws == nil {
 		return nil
 	}

@@ -48,6 +48,15 @@ func FuzzFormat(f *testing.F) {
 				}
 			}
 			at = ws[i].End
+			if flags&64 != 0 {
+				// A second channel whose words overlap the first's.
+				c := string(rune('1' + i%2))
+				ws[i].Channel = &c
+				if i%2 == 1 {
+					ws[i].Start, ws[i].End = ws[i-1].Start+1, ws[i-1].End+1
+					at = ws[i].End
+				}
+			}
 		}
 		p := params(func(p *transcribe.TranscriptParams) {
 			p.Punctuate = transcribe.Bool(flags&1 == 0)
@@ -65,13 +74,22 @@ func FuzzFormat(f *testing.F) {
 				t.Fatalf("input modified")
 			}
 		}
+		lastEnd := map[string]int64{}
 		for i, o := range out {
 			if o.Start > o.End {
 				t.Fatalf("word %d %q: start %d after end %d", i, o.Text, o.Start, o.End)
 			}
-			if i > 0 && (o.Start < out[i-1].Start || o.Start < out[i-1].End) {
-				t.Fatalf("word %d %q starts at %d, before word %d ended (%d-%d)", i, o.Text, o.Start, i-1, out[i-1].Start, out[i-1].End)
+			if i > 0 && o.Start < out[i-1].Start {
+				t.Fatalf("word %d %q starts at %d, before word %d (%d-%d)", i, o.Text, o.Start, i-1, out[i-1].Start, out[i-1].End)
 			}
+			ch := ""
+			if o.Channel != nil {
+				ch = *o.Channel
+			}
+			if e, ok := lastEnd[ch]; ok && o.Start < e {
+				t.Fatalf("word %d %q starts at %d, before the previous word of its channel ended (%d)", i, o.Text, o.Start, e)
+			}
+			lastEnd[ch] = o.End
 			if o.Text == "" {
 				t.Fatalf("empty word %d", i)
 			}
@@ -84,12 +102,15 @@ func FuzzFormat(f *testing.F) {
 		}
 		// Every input word's span lies in one output word, unless it was a
 		// filler that the disfluencies stage removed.
-		j := 0
 		for _, w := range in {
-			for j < len(out) && out[j].End < w.End {
-				j++
+			covered := false
+			for _, o := range out {
+				if o.Start <= w.Start && w.End <= o.End && eqPtr(o.Channel, w.Channel) {
+					covered = true
+					break
+				}
 			}
-			if j < len(out) && out[j].Start <= w.Start && w.End <= out[j].End {
+			if covered {
 				continue
 			}
 			if !*p.Disfluencies && (IsFiller(w.Text) || norm(w.Text) == "huh") {

@@ -59,9 +59,13 @@ type itnRun struct {
 	prevOut string // norm of the last emitted token's text
 }
 
-// Format returns the words with spoken forms rewritten. The input slice is
-// not modified.
+// Format returns the words with spoken forms rewritten, each channel on
+// its own. The input slice is not modified.
 func (s ITN) Format(ws []transcribe.Word) []transcribe.Word {
+	return perChannel(ws, s.format)
+}
+
+func (s ITN) format(ws []transcribe.Word) []transcribe.Word {
 	if len(ws) == 0 {
 		return ws
 	}

@@ -107,11 +107,15 @@ var (
 	soSubjects = set("i we you he she they it that this there the my our")
 )
 
-// Punctuate adds punctuation to ws in place.
+// Punctuate adds punctuation to ws in place, each channel on its own.
 func (p Punctuator) Punctuate(ws []transcribe.Word) {
+	copy(ws, perChannel(ws, p.punctuate))
+}
+
+func (p Punctuator) punctuate(ws []transcribe.Word) []transcribe.Word {
 	d := p.withDefaults()
 	if len(ws) == 0 {
-		return
+		return ws
 	}
 	t := norms(ws)
 	gap := func(i int) time.Duration { // pause after word i
@@ -148,6 +152,7 @@ func (p Punctuator) Punctuate(ws []transcribe.Word) {
 		p.sentence(ws, t, start, i+1, d, gap)
 		start = i + 1
 	}
+	return ws
 }
 
 // splitLong ends sentences inside [from, to] at their longest comma pause

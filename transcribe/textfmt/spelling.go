@@ -70,6 +70,10 @@ func (CustomSpelling) Respell(ws []transcribe.Word, spellings []transcribe.Custo
 	if len(phrases) == 0 || len(ws) == 0 {
 		return ws
 	}
+	return perChannel(ws, func(ws []transcribe.Word) []transcribe.Word { return respell(ws, phrases, longest) })
+}
+
+func respell(ws []transcribe.Word, phrases map[string]string, longest int) []transcribe.Word {
 	t := norms(ws)
 	out := make([]transcribe.Word, 0, len(ws))
 	for i := 0; i < len(ws); {

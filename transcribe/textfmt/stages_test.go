@@ -89,3 +89,37 @@ func TestStagesApplyOnJob(t *testing.T) {
 		t.Error("invalid Punctuator applied")
 	}
 }
+
+// With dual_channel the Service interleaves both channels' words by time;
+// each channel must be formatted on its own.
+func TestFormatInterleavedChannels(t *testing.T) {
+	one, two := "1", "2"
+	a := words("i paid twenty five dollars")
+	b := words("okay what time is it")
+	var ws []transcribe.Word
+	for i := range a {
+		a[i].Channel = &one
+		b[i].Channel = &two
+		b[i].Start += 100
+		b[i].End += 100
+		ws = append(ws, a[i], b[i])
+	}
+	out := Format(ws, params(nil))
+	var got [2][]transcribe.Word
+	for i, w := range out {
+		if i > 0 && w.Start < out[i-1].Start {
+			t.Fatalf("output not in time order at %d", i)
+		}
+		if *w.Channel == "1" {
+			got[0] = append(got[0], w)
+		} else {
+			got[1] = append(got[1], w)
+		}
+	}
+	if s := text(got[0]); s != "I paid $25." {
+		t.Errorf("channel 1: %q", s)
+	}
+	if s := text(got[1]); s != "Okay, what time is it?" {
+		t.Errorf("channel 2: %q", s)
+	}
+}

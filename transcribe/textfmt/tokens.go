@@ -1,6 +1,7 @@
 package textfmt
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -102,4 +103,34 @@ func capitalize(s string) string {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[size:]
+}
+
+// perChannel applies f to the words of each channel on its own, in their
+// order, and merges the results by start time (stable, channels in order
+// of first appearance). With dual_channel and multichannel the Service
+// interleaves the channels' words by time; a sentence or a number must not
+// be cut by the other channel's words. With one channel (or none) it is
+// f(ws).
+func perChannel(ws []transcribe.Word, f func([]transcribe.Word) []transcribe.Word) []transcribe.Word {
+	var order []string
+	groups := map[string][]transcribe.Word{}
+	for _, w := range ws {
+		c := "\x00none"
+		if w.Channel != nil {
+			c = *w.Channel
+		}
+		if _, ok := groups[c]; !ok {
+			order = append(order, c)
+		}
+		groups[c] = append(groups[c], w)
+	}
+	if len(order) <= 1 {
+		return f(ws)
+	}
+	out := ws[:0:0]
+	for _, c := range order {
+		out = append(out, f(groups[c])...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
 }
