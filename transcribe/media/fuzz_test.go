@@ -91,3 +91,32 @@ func TestSeedsDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentDecode decodes the seeds from several goroutines at once
+// with one shared Decoder (run with -race).
+func TestConcurrentDecode(t *testing.T) {
+	seeds, _ := filepath.Glob("testdata/tone*")
+	d := &Decoder{}
+	want := map[string]int{}
+	for _, p := range seeds {
+		want[p] = len(mustDecode(t, d, p, 8000, true).Channels[0])
+	}
+	errs := make(chan error, 4*len(seeds))
+	for g := range 4 {
+		go func() {
+			for i := range seeds {
+				p := seeds[(i+g)%len(seeds)]
+				pcm, err := d.Decode(context.Background(), p, 8000, g%2 == 0)
+				if err == nil && len(pcm.Channels[0]) != want[p] {
+					err = errors.New(p + ": length differs between runs")
+				}
+				errs <- err
+			}
+		}()
+	}
+	for range 4 * len(seeds) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
