@@ -126,7 +126,7 @@ type clock struct {
 	t  time.Time
 }
 
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 func newEnv(t *testing.T, mutate ...func(*transcribe.Config)) *env {
@@ -369,7 +369,9 @@ func TestStagesRunInOrder(t *testing.T) {
 			}}
 	}
 	failing := transcribe.StageFunc{StageName: "fail", When: func(p *transcribe.TranscriptParams) bool { return transcribe.IsTrue(p.SpeakerLabels) },
-		Run: func(context.Context, *transcribe.Job) error { return &transcribe.MediaError{Reason: "too few speakers"} }}
+		Run: func(context.Context, *transcribe.Job) error {
+			return &transcribe.MediaError{Reason: "too few speakers"}
+		}}
 	e := newEnv(t, func(c *transcribe.Config) {
 		c.Stages = []transcribe.Stage{stage("a", true), stage("skip", false), stage("b", true), failing}
 	})

@@ -4,11 +4,11 @@ import "testing"
 
 func TestTransitionTable(t *testing.T) {
 	allowed := map[[2]Status]bool{
-		{StatusQueued, StatusProcessing}:     true,
-		{StatusQueued, StatusError}:          true,
-		{StatusProcessing, StatusCompleted}:  true,
-		{StatusProcessing, StatusError}:      true,
-		{StatusProcessing, StatusQueued}:     true, // crash recovery
+		{StatusQueued, StatusProcessing}:    true,
+		{StatusQueued, StatusError}:         true,
+		{StatusProcessing, StatusCompleted}: true,
+		{StatusProcessing, StatusError}:     true,
+		{StatusProcessing, StatusQueued}:    true, // crash recovery
 	}
 	for _, from := range Statuses() {
 		for _, to := range Statuses() {
