@@ -507,7 +507,6 @@ func BenchmarkGet(b *testing.B) {
 			i++
 		}
 	})
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "gets/s")
 }
 
 func benchmarkClaim(b *testing.B, sync string) {
@@ -536,7 +535,6 @@ func benchmarkClaim(b *testing.B, sync string) {
 		}
 		b.StartTimer()
 	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
 }
 
 func BenchmarkClaimJob(b *testing.B)       { benchmarkClaim(b, "FULL") }
