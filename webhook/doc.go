@@ -1,3 +1,43 @@
-// Package webhook delivers transcript completion webhooks: it implements
+// Package webhook delivers transcript webhooks durably: it implements
 // transcribe.Notifier with the spec's retry policy.
+//
+// Entry points:
+//
+//   - [New] checks a [Config] and returns a [*Notifier].
+//   - [Notifier.Notify] (the transcribe.Notifier method) only stores a
+//     delivery in the transcribe.Store, its URL, body and auth header sealed
+//     with the transcribe.Cipher (bound to the delivery id), so the auth
+//     header value is never stored in clear.
+//   - [Notifier.Run] (or [Notifier.Start] and [Notifier.Close]) is the
+//     dispatcher: it claims due deliveries from the store under a lease and
+//     POSTs them. Pending deliveries and scheduled retries live in the
+//     store, so they survive a restart or a kill -9; a delivery whose
+//     dispatcher died mid-attempt is taken over when its lease expires.
+//   - [Notifier.DeliverDue] attempts what is due right now, synchronously:
+//     with a fake Config.Now, tests go through ten retries without waiting.
+//   - [Policy], [CheckRetry] and [Backoff] (with [DefaultPolicy],
+//     [DefaultCheckRetry], [DefaultBackoff]) decide success and retries.
+//
+// What is sent: a POST to webhook_url, every query parameter kept exactly,
+// with Content-Type application/json, User-Agent [UserAgent], the auth
+// header when the transcript has one, and the body
+// {"transcript_id": "<id>", "status": "completed"|"error"} for
+// EventTranscript or {"status": "redacted_audio_ready",
+// "redacted_audio_url": "<url>"} for EventRedactedAudio.
+//
+// Policy (spec "Webhook" and "Limits"): a 200 answer is success; any other
+// status is retried 10 times, 10 seconds apart, and then the delivery is
+// permanently failed; when the URL cannot be reached (connection refused,
+// DNS failure, timeout, TLS failure, or an address refused by
+// transcribe/netguard) it is not retried. Redirects are not followed: a
+// 3xx is a non-200 answer. After every attempt that got an HTTP status,
+// Config.OnStatus receives it for webhook_status_code (EventTranscript
+// deliveries only).
+//
+// Outbound safety: the default HTTP client is netguard.Client, which refuses
+// loopback, private, link-local (cloud metadata) and other internal
+// addresses at connect time unless Config.AllowPrivate is set.
+//
+// Delivery is at least once: a process killed after the receiver answered
+// but before the outcome was stored repeats that attempt later.
 package webhook

@@ -1,0 +1,513 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/netguard"
+)
+
+// UserAgent is the default User-Agent of webhook requests.
+const UserAgent = "Earshot-Webhook/1.0 (+https://github.com/earshot-dev/earshot)"
+
+// ErrInvalid is wrapped by Notify's error for a Notification that cannot be
+// delivered (unknown event, missing transcript id, bad URL or header).
+var ErrInvalid = errors.New("webhook: invalid notification")
+
+// Config configures a Notifier. Zero values mean the documented default;
+// Store and Cipher are required.
+type Config struct {
+	// Store keeps the pending deliveries (only its AddDelivery,
+	// ClaimDelivery and UpdateDelivery are used). Use the Service's store so
+	// deliveries survive restarts. Required.
+	Store transcribe.Store
+	// Cipher seals each delivery's URL, body and auth header before it is
+	// stored, bound to the delivery id. Required.
+	Cipher *transcribe.Cipher
+	// Client sends the requests. Default: netguard.Client with AllowPrivate
+	// and Timeout from this Config, following no redirects (a redirect is a
+	// non-200 answer). A custom Client is used as is: it is then the
+	// caller's job to refuse private addresses.
+	Client *http.Client
+	// AllowPrivate lets the default Client reach loopback, private and
+	// link-local addresses. Default false: they are refused, and such a
+	// delivery fails without retries like any unreachable URL.
+	AllowPrivate bool
+	// Timeout bounds one attempt, from connecting to reading the response.
+	// Default DefaultTimeout (10s).
+	Timeout time.Duration
+	// Policy decides success, retries and their spacing. Zero fields take
+	// DefaultPolicy's (the spec's: 200 is success, 10 retries 10 s apart,
+	// none when unreachable).
+	Policy Policy
+	// OnStatus, when set, is called after every attempt of an
+	// EventTranscript delivery that got an HTTP status, with that status
+	// (wire it to (*transcribe.Service).SetWebhookStatus for
+	// webhook_status_code). Its error is logged. Default: none.
+	OnStatus func(ctx context.Context, transcriptID string, code int) error
+	// Now is the clock that decides when a delivery is due. Default
+	// time.Now. Tests pass a fake clock and call DeliverDue, or Run with a
+	// short PollInterval, to go through retries without waiting.
+	Now func() time.Time
+	// PollInterval is how often an idle dispatcher looks for due
+	// deliveries (Notify in this process wakes it at once). Default 1s.
+	PollInterval time.Duration
+	// Lease is how long a claimed delivery stays with this dispatcher; if
+	// the process dies mid-attempt another one takes it over after Lease.
+	// Default Timeout + 30s; it must exceed Timeout.
+	Lease time.Duration
+	// Concurrency is how many deliveries Run attempts at once. Default 4.
+	Concurrency int
+	// Owner names this dispatcher in delivery leases. Default
+	// "webhook-<random uuid>".
+	Owner string
+	// UserAgent is sent with every request. Default UserAgent.
+	UserAgent string
+	// Logger receives delivery outcomes and errors. Header values and URL
+	// query strings are never logged. Default slog.Default().
+	Logger *slog.Logger
+}
+
+func (c *Config) validate() error {
+	switch {
+	case c.Store == nil:
+		return errors.New("webhook: Config.Store is required")
+	case c.Cipher == nil:
+		return errors.New("webhook: Config.Cipher is required")
+	case c.Timeout < 0:
+		return errors.New("webhook: Config.Timeout must not be negative")
+	case c.PollInterval < 0:
+		return errors.New("webhook: Config.PollInterval must not be negative")
+	case c.Lease < 0:
+		return errors.New("webhook: Config.Lease must not be negative")
+	case c.Concurrency < 0:
+		return errors.New("webhook: Config.Concurrency must not be negative")
+	}
+	timeout := c.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if c.Lease != 0 && c.Lease <= timeout {
+		return fmt.Errorf("webhook: Config.Lease (%v) must exceed Config.Timeout (%v)", c.Lease, timeout)
+	}
+	return nil
+}
+
+// Notifier implements transcribe.Notifier with durable delivery: Notify
+// stores a sealed delivery, and a dispatcher (Run, or Start and Close)
+// claims due deliveries from the store under a lease and POSTs them, so a
+// pending delivery or retry survives a restart or a crash of the process.
+// Several processes may dispatch from one shared store. Delivery is at
+// least once: a process killed after the receiver answered but before the
+// outcome was stored repeats that attempt. Safe for concurrent use.
+type Notifier struct {
+	cfg    Config
+	policy Policy
+	client *http.Client
+	now    func() time.Time
+	log    *slog.Logger
+	wake   chan struct{}
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	done    chan struct{}
+	started bool
+}
+
+var _ transcribe.Notifier = (*Notifier)(nil)
+
+// New checks cfg and returns a Notifier. Nothing is sent until Run or Start.
+func New(cfg Config) (*Notifier, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Lease == 0 {
+		cfg.Lease = cfg.Timeout + 30*time.Second
+	}
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = time.Second
+	}
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = 4
+	}
+	if cfg.Owner == "" {
+		cfg.Owner = "webhook-" + uuid.NewString()
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = UserAgent
+	}
+	n := &Notifier{cfg: cfg, policy: cfg.Policy.withDefaults(), client: cfg.Client, now: cfg.Now, log: cfg.Logger, wake: make(chan struct{}, 1)}
+	if n.client == nil {
+		n.client = netguard.Client(netguard.Options{AllowPrivate: cfg.AllowPrivate, Timeout: cfg.Timeout, MaxRedirects: -1})
+	}
+	if n.now == nil {
+		n.now = time.Now
+	}
+	if n.log == nil {
+		n.log = slog.Default()
+	}
+	return n, nil
+}
+
+// payload is what a delivery's sealed Data holds.
+type payload struct {
+	Event       transcribe.Event `json:"event"`
+	URL         string           `json:"url"`
+	Body        json.RawMessage  `json:"body"`
+	HeaderName  string           `json:"header_name,omitempty"`
+	HeaderValue string           `json:"header_value,omitempty"`
+}
+
+type transcriptBody struct {
+	TranscriptID string            `json:"transcript_id"`
+	Status       transcribe.Status `json:"status"`
+}
+
+type redactedAudioBody struct {
+	Status           string `json:"status"`
+	RedactedAudioURL string `json:"redacted_audio_url"`
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// Body returns the JSON request body sent for n: {"transcript_id","status"}
+// for EventTranscript and {"status":"redacted_audio_ready",
+// "redacted_audio_url"} for EventRedactedAudio. It returns an error
+// wrapping ErrInvalid when n lacks what its event needs.
+func Body(n transcribe.Notification) ([]byte, error) {
+	switch n.Event {
+	case transcribe.EventTranscript:
+		if n.TranscriptID == "" {
+			return nil, invalid("transcript id is empty")
+		}
+		if n.Status != transcribe.StatusCompleted && n.Status != transcribe.StatusError {
+			return nil, invalid("status %q is not completed or error", n.Status)
+		}
+		return json.Marshal(transcriptBody{TranscriptID: n.TranscriptID, Status: n.Status})
+	case transcribe.EventRedactedAudio:
+		if n.RedactedAudioURL == "" {
+			return nil, invalid("redacted audio URL is empty")
+		}
+		return json.Marshal(redactedAudioBody{Status: "redacted_audio_ready", RedactedAudioURL: n.RedactedAudioURL})
+	}
+	return nil, invalid("unknown event %q", n.Event)
+}
+
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("()<>@,;:\\\"/[]?={}", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Notify implements transcribe.Notifier: it validates n and stores it as a
+// pending delivery, due now, then wakes the dispatcher. It does no network
+// I/O. The error wraps ErrInvalid for a bad Notification, or is the
+// store's error.
+func (n *Notifier) Notify(ctx context.Context, note transcribe.Notification) error {
+	body, err := Body(note)
+	if err != nil {
+		return err
+	}
+	u, err := url.Parse(note.URL)
+	if err != nil {
+		return invalid("webhook URL: %v", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return invalid("webhook URL must be an absolute http or https URL")
+	}
+	if note.HeaderName != "" && !validHeaderName(note.HeaderName) {
+		return invalid("auth header name %q is not a valid HTTP header name", note.HeaderName)
+	}
+	if note.HeaderName == "" && note.HeaderValue != "" {
+		return invalid("auth header value given without a header name")
+	}
+	if strings.ContainsAny(note.HeaderValue, "\r\n\x00") {
+		return invalid("auth header value contains a line break or NUL")
+	}
+	plain, err := json.Marshal(payload{Event: note.Event, URL: note.URL, Body: body, HeaderName: note.HeaderName, HeaderValue: note.HeaderValue})
+	if err != nil {
+		return fmt.Errorf("webhook: encoding delivery: %w", err)
+	}
+	d := &transcribe.Delivery{
+		ID:           uuid.NewString(),
+		TranscriptID: note.TranscriptID,
+		NextAttempt:  n.now(),
+	}
+	d.Data = n.cfg.Cipher.Seal(d.ID, plain)
+	if err := n.cfg.Store.AddDelivery(ctx, d); err != nil {
+		return fmt.Errorf("webhook: storing delivery for transcript %s: %w", note.TranscriptID, err)
+	}
+	n.poke()
+	return nil
+}
+
+func (n *Notifier) poke() {
+	select {
+	case n.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run dispatches deliveries until ctx is done: Concurrency workers claim
+// due deliveries from the store and attempt them, and sleep PollInterval
+// (or until Notify wakes them) when none is due. When ctx is done, Run
+// lets the attempts in flight finish (each is bounded by Timeout), stores
+// their outcome and returns nil; deliveries not yet attempted stay in the
+// store for the next dispatcher.
+func (n *Notifier) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for i := 0; i < n.cfg.Concurrency; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n.worker(ctx)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+func (n *Notifier) worker(ctx context.Context) {
+	timer := time.NewTimer(n.cfg.PollInterval)
+	defer timer.Stop()
+	for ctx.Err() == nil {
+		d, err := n.cfg.Store.ClaimDelivery(ctx, n.cfg.Owner, n.now(), n.cfg.Lease)
+		if err == nil {
+			n.poke() // there may be more: let an idle worker look too
+			// An attempt in flight is finished (within Timeout) even when
+			// ctx is cancelled, so a shutdown does not repeat it later.
+			n.attempt(context.WithoutCancel(ctx), d)
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if !errors.Is(err, transcribe.ErrNoJob) {
+			n.log.Error("webhook: claiming a delivery", "err", err)
+		}
+		timer.Reset(n.cfg.PollInterval) // Go 1.23+ timers: no stale tick survives Reset
+		select {
+		case <-ctx.Done():
+			return
+		case <-n.wake:
+		case <-timer.C:
+		}
+	}
+}
+
+// Start runs Run in the background until Close. Calling it twice, or after
+// Close, does nothing.
+func (n *Notifier) Start() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.started {
+		return
+	}
+	n.started = true
+	ctx, cancel := context.WithCancel(context.Background())
+	n.cancel = cancel
+	n.done = make(chan struct{})
+	go func() {
+		defer close(n.done)
+		n.Run(ctx)
+	}()
+}
+
+// Close stops the dispatcher started by Start and waits for the attempts
+// in flight (each is bounded by Timeout). Pending deliveries stay in the
+// store. It does not close the Store. Close without Start is a no-op.
+func (n *Notifier) Close() error {
+	n.mu.Lock()
+	n.started = true // no Start after Close
+	cancel, done := n.cancel, n.done
+	n.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+	return nil
+}
+
+// DeliverDue attempts, one after another, every delivery due at Now, and
+// returns how many attempts it made. A delivery rescheduled for later by
+// its attempt is not attempted again. Unlike Run, an attempt cut short by
+// ctx is not counted: the delivery is left in the store, due at once. It is for tests with a fake clock
+// and for tools that flush deliveries without a running dispatcher.
+func (n *Notifier) DeliverDue(ctx context.Context) (int, error) {
+	count := 0
+	for {
+		d, err := n.cfg.Store.ClaimDelivery(ctx, n.cfg.Owner, n.now(), n.cfg.Lease)
+		if errors.Is(err, transcribe.ErrNoJob) {
+			return count, nil
+		}
+		if err != nil {
+			return count, err
+		}
+		n.attempt(ctx, d)
+		count++
+		if err := ctx.Err(); err != nil {
+			return count, err
+		}
+	}
+}
+
+// redact drops the query, fragment and user info of a URL for logs.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+}
+
+// errText is err's message without the request URL, whose query may hold
+// secrets.
+func errText(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// attempt makes one attempt of d, which this dispatcher has claimed, and
+// stores the outcome.
+func (n *Notifier) attempt(ctx context.Context, d *transcribe.Delivery) {
+	log := n.log.With("delivery", d.ID, "transcript", d.TranscriptID)
+	// Finish the bookkeeping even when ctx is cancelled right after the
+	// receiver answered.
+	bg, cancelBG := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancelBG()
+
+	plain, err := n.cfg.Cipher.Open(d.ID, d.Data)
+	var p payload
+	if err == nil {
+		err = json.Unmarshal(plain, &p)
+	}
+	if err != nil {
+		log.Error("webhook: cannot read stored delivery; dropping it", "err", err)
+		n.finish(bg, log, d, true)
+		return
+	}
+	log = log.With("url", redact(p.URL), "event", p.Event)
+
+	resp, outcome, err := n.send(ctx, &p)
+	code := 0
+	if resp != nil {
+		code = resp.StatusCode
+	}
+	if err != nil && ctx.Err() != nil {
+		// Shutting down: leave the delivery for the next dispatcher.
+		log.Info("webhook: attempt interrupted by shutdown; will be retried", "err", errText(err))
+		d.LeaseOwner, d.LeaseUntil = n.cfg.Owner, n.released()
+		if uerr := n.cfg.Store.UpdateDelivery(bg, d); uerr != nil {
+			log.Warn("webhook: releasing delivery", "err", uerr)
+		}
+		return
+	}
+	d.Attempts++
+	if code != 0 && p.Event == transcribe.EventTranscript && n.cfg.OnStatus != nil && d.TranscriptID != "" {
+		if serr := n.cfg.OnStatus(bg, d.TranscriptID, code); serr != nil {
+			log.Warn("webhook: recording webhook_status_code", "code", code, "err", serr)
+		}
+	}
+	switch {
+	case outcome == Delivered:
+		log.Info("webhook: delivered", "code", code, "attempt", d.Attempts)
+		n.finish(bg, log, d, true)
+	case outcome == Retry && d.Attempts <= n.policy.MaxRetries:
+		wait := n.policy.Backoff(d.Attempts, resp)
+		if wait < 0 {
+			wait = 0
+		}
+		d.NextAttempt = n.now().Add(wait)
+		log.Info("webhook: attempt failed; will retry", "code", code, "attempt", d.Attempts, "retry_in", wait)
+		n.finish(bg, log, d, false)
+	default:
+		reason := fmt.Sprintf("HTTP %d", code)
+		if err != nil {
+			reason = errText(err)
+		}
+		if outcome == Retry {
+			log.Warn("webhook: permanently failed after retries", "attempts", d.Attempts, "last", reason)
+		} else {
+			log.Warn("webhook: permanently failed", "attempts", d.Attempts, "reason", reason)
+		}
+		n.finish(bg, log, d, true)
+	}
+}
+
+// released is the LeaseUntil that gives a delivery's lease back: already
+// expired, so the delivery can be claimed again as soon as it is due. The
+// owner stays set so UpdateDelivery still checks that we held the lease.
+func (n *Notifier) released() time.Time { return n.now().Add(-time.Second) }
+
+// finish stores d's outcome and releases its lease.
+func (n *Notifier) finish(ctx context.Context, log *slog.Logger, d *transcribe.Delivery, done bool) {
+	d.Done = done
+	d.LeaseOwner, d.LeaseUntil = n.cfg.Owner, n.released()
+	if err := n.cfg.Store.UpdateDelivery(ctx, d); err != nil {
+		if errors.Is(err, transcribe.ErrLeaseLost) {
+			log.Warn("webhook: delivery lease was taken over before the outcome was stored", "err", err)
+			return
+		}
+		log.Error("webhook: storing delivery outcome", "err", err)
+	}
+}
+
+// send POSTs p once. resp (its body already drained and closed) is nil
+// when the URL could not be reached.
+func (n *Notifier) send(ctx context.Context, p *payload) (*http.Response, Outcome, error) {
+	actx, cancel := context.WithTimeout(ctx, n.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, p.URL, bytes.NewReader(p.Body))
+	if err != nil {
+		return nil, Fail, fmt.Errorf("webhook: bad URL: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", n.cfg.UserAgent)
+	if p.HeaderName != "" {
+		req.Header.Set(p.HeaderName, p.HeaderValue)
+	}
+	resp, err := n.client.Do(req)
+	if err != nil {
+		return nil, n.check(actx, nil, err), err
+	}
+	// Drain a little so the connection can be reused; the body is ignored.
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	return resp, n.check(actx, resp, nil), nil
+}
+
+func (n *Notifier) check(ctx context.Context, resp *http.Response, err error) Outcome {
+	o := n.policy.CheckRetry(ctx, resp, err)
+	if o != Delivered && o != Retry && o != Fail {
+		return Fail
+	}
+	return o
+}

@@ -1,0 +1,516 @@
+package webhook_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/webhook"
+)
+
+func TestDeliveryRequest(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t, e.clock, 200)
+	n := e.notifier(t, nil)
+	const query = "customer=acme&job=42&tag=a&tag=b%20c&empty=&enc=%2F%3F%26"
+	note := completed("tr-1", rcv.URL+"/hooks/earshot?"+query)
+	note.HeaderName, note.HeaderValue = "X-Earshot-Secret", "s3cr3t-value"
+	if err := n.Notify(context.Background(), note); err != nil {
+		t.Fatal(err)
+	}
+	if len(rcv.Hits()) != 0 {
+		t.Fatal("Notify sent the request itself; it must only store it")
+	}
+	deliverDue(t, n, 1)
+	hits := rcv.Hits()
+	if len(hits) != 1 {
+		t.Fatalf("receiver saw %d requests, want 1", len(hits))
+	}
+	h := hits[0]
+	if h.Method != http.MethodPost || h.Path != "/hooks/earshot" {
+		t.Errorf("request %s %s, want POST /hooks/earshot", h.Method, h.Path)
+	}
+	if h.Query != query {
+		t.Errorf("query %q, want exactly %q", h.Query, query)
+	}
+	if ct := h.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	if ua := h.Header.Get("User-Agent"); !strings.Contains(ua, "Earshot") {
+		t.Errorf("User-Agent %q does not name Earshot", ua)
+	}
+	if v := h.Header.Get("X-Earshot-Secret"); v != "s3cr3t-value" {
+		t.Errorf("auth header %q", v)
+	}
+	if want := `{"transcript_id":"tr-1","status":"completed"}`; h.Body != want {
+		t.Errorf("body %s, want %s", h.Body, want)
+	}
+	if got := e.status.Calls(); len(got) != 1 || got[0] != (statusCall{"tr-1", 200}) {
+		t.Errorf("OnStatus calls %v, want [{tr-1 200}]", got)
+	}
+	// Nothing left to do, even much later.
+	e.clock.Advance(time.Hour)
+	deliverDue(t, n, 0)
+}
+
+func TestStoredDeliveryIsSealed(t *testing.T) {
+	e := newEnv(t)
+	n := e.notifier(t, nil)
+	note := completed("tr-sealed", "https://hooks.example.com/in?token=querysecret")
+	note.HeaderName, note.HeaderValue = "Authorization", "Bearer very-secret-header-value"
+	if err := n.Notify(context.Background(), note); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.store.added) != 1 {
+		t.Fatalf("%d deliveries stored, want 1", len(e.store.added))
+	}
+	d := e.store.added[0]
+	if d.ID == "" || d.TranscriptID != "tr-sealed" || d.Done || d.Attempts != 0 || !d.NextAttempt.Equal(e.clock.Now()) {
+		t.Errorf("stored delivery %+v", d)
+	}
+	for _, secret := range []string{"very-secret-header-value", "Authorization", "querysecret", "hooks.example.com", "completed"} {
+		if bytes.Contains(d.Data, []byte(secret)) {
+			t.Errorf("stored Data contains %q in clear", secret)
+		}
+	}
+	// Sealed for this delivery id with this key.
+	c, _ := transcribe.NewCipher(e.key)
+	plain, err := c.Open(d.ID, d.Data)
+	if err != nil {
+		t.Fatalf("Data does not open with the delivery id: %v", err)
+	}
+	if !bytes.Contains(plain, []byte("very-secret-header-value")) {
+		t.Errorf("opened Data lacks the header value: %s", plain)
+	}
+	if _, err := c.Open("another-id", d.Data); err == nil {
+		t.Error("Data opens under another id; it must be bound to the delivery id")
+	}
+}
+
+func TestErrorStatusAndRedactedAudioBodies(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t, e.clock, 200)
+	n := e.notifier(t, nil)
+	ctx := context.Background()
+	note := completed("tr-err", rcv.URL)
+	note.Status = transcribe.StatusError
+	if err := n.Notify(ctx, note); err != nil {
+		t.Fatal(err)
+	}
+	deliverDue(t, n, 1)
+	e.clock.Advance(time.Second)
+	audio := transcribe.Notification{Event: transcribe.EventRedactedAudio, TranscriptID: "tr-err", URL: rcv.URL + "/?x=1", RedactedAudioURL: "https://earshot.example/v2/redacted/abc.mp3"}
+	if err := n.Notify(ctx, audio); err != nil {
+		t.Fatal(err)
+	}
+	deliverDue(t, n, 1)
+	hits := rcv.Hits()
+	if len(hits) != 2 {
+		t.Fatalf("%d requests, want 2", len(hits))
+	}
+	if want := `{"transcript_id":"tr-err","status":"error"}`; hits[0].Body != want {
+		t.Errorf("error body %s, want %s", hits[0].Body, want)
+	}
+	if want := `{"status":"redacted_audio_ready","redacted_audio_url":"https://earshot.example/v2/redacted/abc.mp3"}`; hits[1].Body != want {
+		t.Errorf("redacted audio body %s, want %s", hits[1].Body, want)
+	}
+	if hits[1].Query != "x=1" {
+		t.Errorf("redacted audio query %q", hits[1].Query)
+	}
+	// Only the transcript event sets webhook_status_code.
+	if got := e.status.Calls(); len(got) != 1 || got[0] != (statusCall{"tr-err", 200}) {
+		t.Errorf("OnStatus calls %v, want only [{tr-err 200}]", got)
+	}
+}
+
+func TestTenRetriesTenSecondsApart(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t, e.clock, 500)
+	n := e.notifier(t, nil)
+	if err := n.Notify(context.Background(), completed("tr-500", rcv.URL)); err != nil {
+		t.Fatal(err)
+	}
+	start := e.clock.Now()
+	deliverDue(t, n, 1)
+	for retry := 1; retry <= 10; retry++ {
+		e.clock.Advance(10*time.Second - time.Millisecond)
+		deliverDue(t, n, 0) // not yet due
+		e.clock.Advance(time.Millisecond)
+		deliverDue(t, n, 1)
+	}
+	e.clock.Advance(24 * time.Hour)
+	deliverDue(t, n, 0) // permanently failed
+	hits := rcv.Hits()
+	if len(hits) != 11 {
+		t.Fatalf("receiver saw %d attempts, want 1 + 10 retries", len(hits))
+	}
+	for i, h := range hits {
+		if want := start.Add(time.Duration(i) * 10 * time.Second); !h.At.Equal(want) {
+			t.Errorf("attempt %d at +%v, want +%v", i, h.At.Sub(start), want.Sub(start))
+		}
+		if h.Body != `{"transcript_id":"tr-500","status":"completed"}` {
+			t.Errorf("attempt %d body %s", i, h.Body)
+		}
+	}
+	calls := e.status.Calls()
+	if len(calls) != 11 {
+		t.Fatalf("OnStatus called %d times, want 11", len(calls))
+	}
+	for _, c := range calls {
+		if c != (statusCall{"tr-500", 500}) {
+			t.Errorf("OnStatus %v, want {tr-500 500}", c)
+		}
+	}
+}
+
+func TestRetryThenSuccess(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t, e.clock, 500, 503, 200, 500)
+	n := e.notifier(t, nil)
+	if err := n.Notify(context.Background(), completed("tr-ok", rcv.URL)); err != nil {
+		t.Fatal(err)
+	}
+	deliverDue(t, n, 1)
+	e.clock.Advance(10 * time.Second)
+	deliverDue(t, n, 1)
+	e.clock.Advance(10 * time.Second)
+	deliverDue(t, n, 1)
+	for i := 0; i < 5; i++ {
+		e.clock.Advance(10 * time.Second)
+		deliverDue(t, n, 0)
+	}
+	if got := len(rcv.Hits()); got != 3 {
+		t.Errorf("receiver saw %d attempts, want 3 (stop after the 200)", got)
+	}
+	calls := e.status.Calls()
+	want := []statusCall{{"tr-ok", 500}, {"tr-ok", 503}, {"tr-ok", 200}}
+	if fmt.Sprint(calls) != fmt.Sprint(want) {
+		t.Errorf("OnStatus calls %v, want %v", calls, want)
+	}
+}
+
+func TestNon200SuccessCodesAreRetried(t *testing.T) {
+	// The spec: success is a 200 response; 201, 204 and redirects are not.
+	for _, code := range []int{201, 204, 302, 404} {
+		t.Run(fmt.Sprint(code), func(t *testing.T) {
+			e := newEnv(t)
+			var otherHits int
+			var mu sync.Mutex
+			rcv := newReceiver(t, e.clock, code, 200)
+			rcv.setIntercept(func(w http.ResponseWriter, r *http.Request) bool {
+				if r.URL.Path == "/elsewhere" {
+					mu.Lock()
+					otherHits++
+					mu.Unlock()
+					return true
+				}
+				if code == 302 && len(rcv.Hits()) == 0 {
+					w.Header().Set("Location", "/elsewhere")
+				}
+				return false
+			})
+			n := e.notifier(t, nil)
+			if err := n.Notify(context.Background(), completed("tr", rcv.URL)); err != nil {
+				t.Fatal(err)
+			}
+			deliverDue(t, n, 1)
+			e.clock.Advance(10 * time.Second)
+			deliverDue(t, n, 1)
+			e.clock.Advance(10 * time.Second)
+			deliverDue(t, n, 0)
+			if got := fmt.Sprint(e.status.Calls()); got != fmt.Sprintf("[{tr %d} {tr 200}]", code) {
+				t.Errorf("OnStatus calls %s", got)
+			}
+			if otherHits != 0 {
+				t.Error("the redirect was followed")
+			}
+		})
+	}
+}
+
+func closedPortURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr + "/hook"
+}
+
+func TestUnreachableIsNotRetried(t *testing.T) {
+	e := newEnv(t)
+	n := e.notifier(t, nil)
+	if err := n.Notify(context.Background(), completed("tr-down", closedPortURL(t))); err != nil {
+		t.Fatal(err)
+	}
+	deliverDue(t, n, 1)
+	for i := 0; i < 3; i++ {
+		e.clock.Advance(10 * time.Second)
+		deliverDue(t, n, 0)
+	}
+	e.clock.Advance(24 * time.Hour)
+	deliverDue(t, n, 0)
+	if got := e.status.Calls(); len(got) != 0 {
+		t.Errorf("OnStatus called %v for an unreachable URL", got)
+	}
+}
+
+func TestUnknownHostIsNotRetried(t *testing.T) {
+	e := newEnv(t)
+	n := e.notifier(t, nil)
+	if err := n.Notify(context.Background(), completed("tr-dns", "http://no-such-host.invalid/hook")); err != nil {
+		t.Fatal(err)
+	}
+	deliverDue(t, n, 1)
+	e.clock.Advance(10 * time.Second)
+	deliverDue(t, n, 0)
+}
+
+func TestTimeoutIsNotRetried(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t, e.clock, 200)
+	release := make(chan struct{})
+	defer close(release)
+	rcv.setIntercept(func(w http.ResponseWriter, r *http.Request) bool {
+		rcv.mu.Lock()
+		rcv.hits = append(rcv.hits, hit{Method: r.Method})
+		rcv.mu.Unlock()
+		select { // hang until the client gives up
+		case <-release:
+		case <-r.Context().Done():
+		}
+		return true
+	})
+	n := e.notifier(t, func(c *webhook.Config) { c.Timeout = 150 * time.Millisecond })
+	if err := n.Notify(context.Background(), completed("tr-slow", rcv.URL)); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	deliverDue(t, n, 1)
+	if el := time.Since(t0); el > 2*time.Second {
+		t.Errorf("attempt took %v with a 150ms timeout", el)
+	}
+	e.clock.Advance(10 * time.Second)
+	deliverDue(t, n, 0)
+	if got := len(rcv.Hits()); got != 1 {
+		t.Errorf("receiver saw %d attempts, want 1", got)
+	}
+	if got := e.status.Calls(); len(got) != 0 {
+		t.Errorf("OnStatus called %v after a timeout", got)
+	}
+}
+
+func TestPrivateAddressRefusedByDefault(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t, e.clock, 200)
+	logs := &logBuffer{}
+	n := e.notifier(t, func(c *webhook.Config) {
+		c.AllowPrivate = false
+		c.Logger = logs.Logger()
+	})
+	if err := n.Notify(context.Background(), completed("tr-priv", rcv.URL+"?secret=q")); err != nil {
+		t.Fatal(err)
+	}
+	deliverDue(t, n, 1)
+	e.clock.Advance(10 * time.Second)
+	deliverDue(t, n, 0)
+	if got := len(rcv.Hits()); got != 0 {
+		t.Errorf("loopback receiver was reached %d times", got)
+	}
+	out := logs.String()
+	if !strings.Contains(out, "loopback") {
+		t.Errorf("log does not explain the refusal:\n%s", out)
+	}
+	if strings.Contains(out, "secret=q") {
+		t.Errorf("log contains the URL query:\n%s", out)
+	}
+}
+
+func TestCustomPolicy(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t, e.clock, 500)
+	var backoffArgs []int
+	n := e.notifier(t, func(c *webhook.Config) {
+		c.Policy = webhook.Policy{
+			MaxRetries: 2,
+			Backoff: func(retry int, resp *http.Response) time.Duration {
+				if resp == nil || resp.StatusCode != 500 {
+					t.Errorf("Backoff got response %v", resp)
+				}
+				backoffArgs = append(backoffArgs, retry)
+				return time.Duration(retry) * time.Minute
+			},
+		}
+	})
+	if err := n.Notify(context.Background(), completed("tr-pol", rcv.URL)); err != nil {
+		t.Fatal(err)
+	}
+	deliverDue(t, n, 1)
+	e.clock.Advance(time.Minute)
+	deliverDue(t, n, 1)
+	e.clock.Advance(2*time.Minute - time.Second)
+	deliverDue(t, n, 0)
+	e.clock.Advance(time.Second)
+	deliverDue(t, n, 1)
+	e.clock.Advance(time.Hour)
+	deliverDue(t, n, 0)
+	if fmt.Sprint(backoffArgs) != "[1 2]" {
+		t.Errorf("Backoff called with %v, want [1 2]", backoffArgs)
+	}
+
+	// No retries at all, and a CheckRetry that treats 500 as success.
+	e2 := newEnv(t)
+	rcv2 := newReceiver(t, e2.clock, 500)
+	n2 := e2.notifier(t, func(c *webhook.Config) { c.Policy = webhook.Policy{MaxRetries: -1} })
+	n2.Notify(context.Background(), completed("a", rcv2.URL))
+	deliverDue(t, n2, 1)
+	e2.clock.Advance(time.Hour)
+	deliverDue(t, n2, 0)
+
+	e3 := newEnv(t)
+	rcv3 := newReceiver(t, e3.clock, 500)
+	n3 := e3.notifier(t, func(c *webhook.Config) {
+		c.Policy.CheckRetry = func(ctx context.Context, resp *http.Response, err error) webhook.Outcome {
+			if resp != nil && resp.StatusCode == 500 {
+				return webhook.Delivered
+			}
+			return webhook.Fail
+		}
+	})
+	n3.Notify(context.Background(), completed("b", rcv3.URL))
+	deliverDue(t, n3, 1)
+	e3.clock.Advance(time.Hour)
+	deliverDue(t, n3, 0)
+}
+
+func TestDefaultPolicy(t *testing.T) {
+	p := webhook.DefaultPolicy()
+	if p.MaxRetries != 10 || p.Backoff(1, nil) != 10*time.Second || p.Backoff(10, nil) != 10*time.Second {
+		t.Errorf("DefaultPolicy %+v does not match the spec", p)
+	}
+	ctx := context.Background()
+	for code, want := range map[int]webhook.Outcome{200: webhook.Delivered, 201: webhook.Retry, 204: webhook.Retry, 301: webhook.Retry, 400: webhook.Retry, 500: webhook.Retry, 503: webhook.Retry} {
+		if got := p.CheckRetry(ctx, &http.Response{StatusCode: code}, nil); got != want {
+			t.Errorf("CheckRetry(%d) = %v, want %v", code, got, want)
+		}
+	}
+	if got := p.CheckRetry(ctx, nil, errors.New("connection refused")); got != webhook.Fail {
+		t.Errorf("CheckRetry(unreachable) = %v, want Fail", got)
+	}
+}
+
+func TestOnStatusErrorDoesNotStopDelivery(t *testing.T) {
+	e := newEnv(t)
+	e.status.err = errors.New("store down")
+	rcv := newReceiver(t, e.clock, 500, 200)
+	n := e.notifier(t, nil)
+	n.Notify(context.Background(), completed("tr", rcv.URL))
+	deliverDue(t, n, 1)
+	e.clock.Advance(10 * time.Second)
+	deliverDue(t, n, 1)
+	if got := len(rcv.Hits()); got != 2 {
+		t.Errorf("%d attempts, want 2", got)
+	}
+}
+
+func TestNotifyValidation(t *testing.T) {
+	e := newEnv(t)
+	n := e.notifier(t, nil)
+	good := completed("tr", "https://example.com/hook")
+	bad := map[string]func(*transcribe.Notification){
+		"unknown event":      func(x *transcribe.Notification) { x.Event = "other" },
+		"no transcript id":   func(x *transcribe.Notification) { x.TranscriptID = "" },
+		"queued status":      func(x *transcribe.Notification) { x.Status = transcribe.StatusQueued },
+		"relative URL":       func(x *transcribe.Notification) { x.URL = "/hook" },
+		"ftp URL":            func(x *transcribe.Notification) { x.URL = "ftp://example.com/" },
+		"bad URL":            func(x *transcribe.Notification) { x.URL = "http://[::1" },
+		"bad header name":    func(x *transcribe.Notification) { x.HeaderName, x.HeaderValue = "X Bad", "v" },
+		"value without name": func(x *transcribe.Notification) { x.HeaderValue = "v" },
+		"CRLF in value":      func(x *transcribe.Notification) { x.HeaderName, x.HeaderValue = "X-A", "v\r\nX-Injected: 1" },
+		"redacted no url": func(x *transcribe.Notification) {
+			x.Event = transcribe.EventRedactedAudio
+		},
+	}
+	for name, edit := range bad {
+		note := good
+		edit(&note)
+		if err := n.Notify(context.Background(), note); !errors.Is(err, webhook.ErrInvalid) {
+			t.Errorf("%s: Notify = %v, want ErrInvalid", name, err)
+		}
+	}
+	if len(e.store.added) != 0 {
+		t.Errorf("invalid notifications were stored: %d", len(e.store.added))
+	}
+	if err := n.Notify(context.Background(), good); err != nil {
+		t.Errorf("good notification: %v", err)
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	e := newEnv(t)
+	c, _ := transcribe.NewCipher(e.key)
+	cases := map[string]webhook.Config{
+		"no store":         {Cipher: c},
+		"no cipher":        {Store: e.store},
+		"negative timeout": {Store: e.store, Cipher: c, Timeout: -1},
+		"negative poll":    {Store: e.store, Cipher: c, PollInterval: -1},
+		"negative conc":    {Store: e.store, Cipher: c, Concurrency: -1},
+		"lease <= timeout": {Store: e.store, Cipher: c, Timeout: 10 * time.Second, Lease: 5 * time.Second},
+		"lease <= default": {Store: e.store, Cipher: c, Lease: 10 * time.Second},
+	}
+	for name, cfg := range cases {
+		if _, err := webhook.New(cfg); err == nil || !strings.HasPrefix(err.Error(), "webhook: Config.") {
+			t.Errorf("%s: New = %v, want an error naming the field", name, err)
+		}
+	}
+	if _, err := webhook.New(webhook.Config{Store: e.store, Cipher: c}); err != nil {
+		t.Errorf("minimal config: %v", err)
+	}
+}
+
+func TestWrongKeyDropsDelivery(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t, e.clock, 200)
+	n := e.notifier(t, nil)
+	n.Notify(context.Background(), completed("tr", rcv.URL))
+	other := *e
+	other.key = transcribe.NewKey()
+	n2 := other.notifier(t, nil)
+	deliverDue(t, n2, 1)
+	if len(rcv.Hits()) != 0 {
+		t.Error("a delivery that cannot be decrypted was sent")
+	}
+	deliverDue(t, n, 0) // it was dropped, not left to loop
+}
+
+// The default client refuses the cloud metadata address without trying to
+// connect, and says so in the log.
+func TestDefaultClientIsGuarded(t *testing.T) {
+	e := newEnv(t)
+	logs := &logBuffer{}
+	n := e.notifier(t, func(c *webhook.Config) {
+		c.AllowPrivate = false
+		c.Logger = logs.Logger()
+	})
+	n.Notify(context.Background(), completed("tr", "http://169.254.169.254/latest/meta-data/"))
+	t0 := time.Now()
+	deliverDue(t, n, 1)
+	if el := time.Since(t0); el > time.Second {
+		t.Errorf("refusal took %v; it should not dial", el)
+	}
+	e.clock.Advance(time.Minute)
+	deliverDue(t, n, 0)
+	if out := logs.String(); !strings.Contains(out, "169.254.169.254") || !strings.Contains(out, "link-local") {
+		t.Errorf("log does not explain the refusal:\n%s", out)
+	}
+}
