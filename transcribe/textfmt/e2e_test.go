@@ -1,4 +1,4 @@
-package textfmt
+package textfmt_test
 
 import (
 	"bufio"
@@ -12,14 +12,54 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot-dev/earshot/adapters/pocketsphinx"
 	"github.com/earshot-dev/earshot/internal/testaudio"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/textfmt"
+	"github.com/earshot-dev/earshot/transcribe/transcribetest"
 )
 
-// The end-to-end tests speak sentences with flite, recognise them with the
-// pocketsphinx_continuous CLI (Debian's pocketsphinx, US English model) and
-// format the recognized words. Sentences separated in a case are joined
-// with a second of silence, as a speaker pausing between sentences.
+// The end-to-end tests speak sentences with flite, recognise them with
+// Earshot's embedded recognizer (adapters/pocketsphinx, the one the Service
+// uses) or, for grammar decoding, the pocketsphinx_continuous CLI (same
+// library and US English model), and format the recognized words.
+// Sentences are joined with a second of silence, as a speaker pausing
+// between sentences.
+
+func text(ws []transcribe.Word) string { return transcribe.JoinWords(ws) }
+
+func params(mod func(p *transcribe.TranscriptParams)) *transcribe.TranscriptParams {
+	p := &transcribe.TranscriptParams{AudioURL: "https://example.com/a.wav"}
+	if mod != nil {
+		mod(p)
+	}
+	p.Normalize()
+	return p
+}
+
+// recognizeEmbedded recognizes a 16 kHz mono WAV with adapters/pocketsphinx.
+func recognizeEmbedded(t *testing.T, wav string) []transcribe.Word {
+	t.Helper()
+	r, err := pocketsphinx.New(pocketsphinx.Config{Decoders: 1})
+	if err != nil {
+		t.Fatalf("pocketsphinx.New: %v", err)
+	}
+	defer r.Close()
+	samples, rate, err := transcribetest.ReadWAV16(wav)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rate != pocketsphinx.SampleRate {
+		t.Fatalf("%s: %d Hz", wav, rate)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	rec, err := r.Recognize(ctx, samples, transcribe.RecognizeOptions{})
+	if err != nil {
+		t.Fatalf("Recognize: %v", err)
+	}
+	return rec.Words
+}
 
 // recognize runs pocketsphinx_continuous on a 16 kHz mono WAV and returns
 // its words with times. grammar, when not empty, is a JSGF grammar body
@@ -111,7 +151,7 @@ func TestEndToEndFliteSpeech(t *testing.T) {
 		t.Skip("recognizes real speech")
 	}
 	t.Parallel()
-	ws := recognize(t, speech(t, "slt",
+	ws := recognizeEmbedded(t, speech(t, "slt",
 		"my name is sarah and i paid twenty five dollars at three thirty p m",
 		"what time is it",
 		"it is ten percent",
@@ -119,7 +159,7 @@ func TestEndToEndFliteSpeech(t *testing.T) {
 		"we flew from new york to texas on january fifth",
 		"the meeting is at seven o'clock on monday",
 		"the total was three dollars and fifty cents",
-	), "")
+	))
 	t.Logf("recognized %q", text(ws))
 	cases := []struct {
 		name   string
@@ -144,7 +184,7 @@ func TestEndToEndFliteSpeech(t *testing.T) {
 				"the meaning is at 7 o'clock on Monday the total is $3.50"},
 	}
 	for _, c := range cases {
-		out := Format(ws, params(c.params))
+		out := textfmt.Format(ws, params(c.params))
 		if got := text(out); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
 		}
@@ -168,18 +208,18 @@ func TestEndToEndFillers(t *testing.T) {
 	if got := text(ws); !strings.HasPrefix(got, "so um what time is it i think uh we should go") {
 		t.Fatalf("recognizer did not hear the fillers: %q", got)
 	}
-	out := Format(ws, params(nil))
+	out := textfmt.Format(ws, params(nil))
 	got := text(out)
 	if want := "So what time is it? I think we should go"; !strings.HasPrefix(got, want) {
 		t.Errorf("fillers removed:\n got %q\nwant %q...", got, want)
 	}
 	for _, w := range out {
-		if IsFiller(w.Text) {
+		if textfmt.IsFiller(w.Text) {
 			t.Errorf("filler %q kept", w.Text)
 		}
 	}
 	checkSpans(t, ws, out)
-	got = text(Format(ws, params(func(p *transcribe.TranscriptParams) { p.Disfluencies = transcribe.Bool(true) })))
+	got = text(textfmt.Format(ws, params(func(p *transcribe.TranscriptParams) { p.Disfluencies = transcribe.Bool(true) })))
 	if want := "So um what time is it? I think uh we should go"; !strings.HasPrefix(got, want) {
 		t.Errorf("fillers kept:\n got %q\nwant %q...", got, want)
 	}
@@ -199,7 +239,7 @@ func checkSpans(t *testing.T, in, out []transcribe.Word) {
 		for j < len(out) && out[j].End < w.End {
 			j++
 		}
-		if IsFiller(w.Text) {
+		if textfmt.IsFiller(w.Text) {
 			continue
 		}
 		if j == len(out) || out[j].Start > w.Start || out[j].End < w.End {
