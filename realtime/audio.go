@@ -3,6 +3,7 @@ package realtime
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Encoding is the byte format of streamed audio (the encoding query
@@ -121,31 +122,74 @@ func mulawByte(s int16) byte {
 
 // resampler converts a stream of samples from one rate to another with a
 // windowed-sinc interpolator (low-pass at the lower Nyquist frequency when
-// downsampling). It keeps enough history between calls that the output of
-// many small calls equals the output of one big call.
+// downsampling). The filter is precomputed for resamplerPhases fractional
+// positions and shared by all sessions with the same rates. It keeps
+// enough history between calls that the output of many small calls equals
+// the output of one big call.
 type resampler struct {
 	in, out int
 	step    float64 // input samples per output sample
-	cutoff  float64 // normalised cutoff (1 = input Nyquist)
-	half    int     // taps each side
+	bank    *filterBank
 	hist    []float64
 	pos     float64 // position of the next output sample, relative to hist[0]
 	dst     []int16
+}
+
+// resamplerPhases is the number of precomputed fractional positions
+// (timing error at most 1/1024 of an input sample).
+const resamplerPhases = 512
+
+// filterBank holds normalised filter taps for each phase: taps of phase p
+// for offsets -half+1..half are w[p*2*half:(p+1)*2*half].
+type filterBank struct {
+	half int
+	w    []float64
+}
+
+var banks sync.Map // [2]int{in, out} -> *filterBank
+
+func bankFor(in, out int) *filterBank {
+	key := [2]int{in, out}
+	if b, ok := banks.Load(key); ok {
+		return b.(*filterBank)
+	}
+	cutoff, half := 1.0, 8
+	if out < in {
+		cutoff = float64(out) / float64(in)
+		half = int(math.Ceil(8 / cutoff))
+	}
+	b := &filterBank{half: half, w: make([]float64, resamplerPhases*2*half)}
+	for p := 0; p < resamplerPhases; p++ {
+		frac := float64(p) / resamplerPhases
+		taps := b.w[p*2*half : (p+1)*2*half]
+		var sum float64
+		for k := -half + 1; k <= half; k++ {
+			d := float64(k) - frac
+			w := cutoff * sinc(cutoff*d) * hann(d, float64(half))
+			taps[k+half-1] = w
+			sum += w
+		}
+		for i := range taps {
+			taps[i] /= sum
+		}
+	}
+	v, _ := banks.LoadOrStore(key, b)
+	return v.(*filterBank)
 }
 
 func newResampler(in, out int) (*resampler, error) {
 	if in <= 0 || out <= 0 {
 		return nil, fmt.Errorf("realtime: bad resampling rates %d -> %d", in, out)
 	}
-	r := &resampler{in: in, out: out, step: float64(in) / float64(out), cutoff: 1, half: 8}
-	if out < in {
-		r.cutoff = float64(out) / float64(in)
-		r.half = int(math.Ceil(8 / r.cutoff))
+	r := &resampler{in: in, out: out, step: float64(in) / float64(out)}
+	if in == out {
+		return r, nil
 	}
+	r.bank = bankFor(in, out)
 	// Start with half taps of silence so the first output sample is centred
 	// on input sample 0.
-	r.hist = make([]float64, r.half)
-	r.pos = float64(r.half)
+	r.hist = make([]float64, r.bank.half)
+	r.pos = float64(r.bank.half)
 	return r, nil
 }
 
@@ -158,29 +202,26 @@ func (r *resampler) process(x []int16) []int16 {
 	for _, s := range x {
 		r.hist = append(r.hist, float64(s))
 	}
+	half := r.bank.half
 	out := r.dst[:0]
-	for r.pos+float64(r.half) < float64(len(r.hist)) {
-		c := int(math.Floor(r.pos))
-		frac := r.pos - float64(c)
-		var sum, wsum float64
-		for k := -r.half + 1; k <= r.half; k++ {
-			i := c + k
-			if i < 0 || i >= len(r.hist) {
-				continue
-			}
-			d := float64(k) - frac
-			w := r.cutoff * sinc(r.cutoff*d) * hann(d, float64(r.half))
-			sum += w * r.hist[i]
-			wsum += w
+	// One sample of margin: a phase rounded up uses the next centre.
+	for r.pos+float64(half)+1 < float64(len(r.hist)) {
+		c := int(r.pos)
+		ph := int((r.pos-float64(c))*resamplerPhases + 0.5)
+		if ph == resamplerPhases {
+			ph, c = 0, c+1
 		}
-		if wsum != 0 {
-			sum /= wsum
+		taps := r.bank.w[ph*2*half : (ph+1)*2*half]
+		window := r.hist[c-half+1 : c+half+1]
+		var sum float64
+		for i, w := range taps {
+			sum += w * window[i]
 		}
 		out = append(out, clamp16(sum))
 		r.pos += r.step
 	}
 	// Drop history no longer needed.
-	drop := int(math.Floor(r.pos)) - r.half
+	drop := int(r.pos) - half
 	if drop > 0 {
 		r.hist = append(r.hist[:0], r.hist[drop:]...)
 		r.pos -= float64(drop)

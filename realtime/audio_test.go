@@ -91,6 +91,19 @@ func TestResampler(t *testing.T) {
 	if alias := goertzel(y[len(y)/4:3*len(y)/4], 6000, 16000); alias > in/100 {
 		t.Errorf("10 kHz aliased to 6 kHz at %.3g of %.3g", alias, in)
 	}
+	// Any rate in range, any chunking: no panics, and the output length
+	// tracks the input.
+	for in := MinSampleRate; in <= MaxSampleRate; in += 1237 {
+		r, _ := newResampler(in, 16000)
+		x := sine(300, in, in/2)
+		n := 0
+		for off, step := 0, 1; off < len(x); off, step = off+step, step*3%1013+1 {
+			n += len(r.process(x[off:min(off+step, len(x))]))
+		}
+		if want := 8000; n < want-40 || n > want {
+			t.Errorf("%d Hz: %d samples for half a second", in, n)
+		}
+	}
 	same, _ := newResampler(16000, 16000)
 	if x := sine(440, 16000, 100); &same.process(x)[0] != &x[0] {
 		t.Error("same-rate resampler copies")
