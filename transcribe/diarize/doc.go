@@ -81,12 +81,14 @@
 //	  CMU's "dhd" recordings, 39 s           DER 0.5%
 //	the same x8 (314 s), min_speakers 2      DER 0.5%
 //
-// Words recognized by pocketsphinx on the two-speaker conversation (139
-// words) get the right speaker 100% of the time; dual-channel utterances
-// carry the right channel for 100% of words. The diarizer costs about 0.1
-// to 0.25 s of one core per minute of audio (BenchmarkDiarize; the range is
-// machine load), against 15 to 27 s per minute for pocketsphinx itself
-// (BenchmarkPocketsphinx): under 2% of recognition time.
+// Words recognized by adapters/pocketsphinx on the butted-together
+// two-speaker conversation (137 words) get the right speaker 100% of the
+// time, in 10 utterances for its 10 speaker turns; dual-channel utterances
+// carry the right channel for 100% of words. The diarizer costs 0.1 to
+// 0.25 s of one core per minute of audio (BenchmarkDiarize), against 15 to
+// 63 s per minute for pocketsphinx itself (BenchmarkPocketsphinx, warm
+// decoder) in the same runs on a shared 2-core machine: 0.4% to 2% of
+// recognition time.
 //
 // Limits: flite voices differ far more than real voices do, so these
 // figures are an upper bound. A single Gaussian per speaker is a coarse
