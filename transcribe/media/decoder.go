@@ -167,13 +167,16 @@ func (d *Decoder) Decode(ctx context.Context, path string, sampleRate int, keepC
 		}
 		var need *needFFmpegError
 		var corrupt *corruptError
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		retry := errors.As(perr, &need) || (errors.As(perr, &corrupt) && !d.cfg.DisableFallback)
-		if !retry || ctx.Err() != nil {
-			return nil, perr
+		if !retry {
+			return nil, toMediaError(perr)
 		}
 		if _, err := d.ffmpegPath(); err != nil {
 			if need != nil {
-				return nil, ffmpegMissing(need.what)
+				return nil, d.ffmpegMissing(need.what)
 			}
 			return nil, toMediaError(perr)
 		}
@@ -189,9 +192,9 @@ func (d *Decoder) Decode(ctx context.Context, path string, sampleRate int, keepC
 	}
 	if _, err := d.ffmpegPath(); err != nil {
 		if format == FormatUnknown {
-			return nil, ffmpegMissing("this file is not WAV, MP3, FLAC or Ogg Vorbis; other formats")
+			return nil, d.ffmpegMissing("this file is not WAV, MP3, FLAC or Ogg Vorbis; other formats")
 		}
-		return nil, ffmpegMissing(formatName(format) + " media")
+		return nil, d.ffmpegMissing(formatName(format) + " media")
 	}
 	return d.decodeFFmpeg(ctx, path, sampleRate, keepChannels)
 }

@@ -26,7 +26,11 @@ func (e *unavailableError) Unwrap() []error {
 	return []error{e.MediaError, transcribe.ErrUnavailable}
 }
 
-func ffmpegMissing(what string) error {
+func (d *Decoder) ffmpegMissing(what string) error {
+	if d.cfg.DisableFFmpeg {
+		return &unavailableError{&transcribe.MediaError{Reason: what +
+			" can only be decoded with ffmpeg, which is disabled on this server: submit WAV, MP3, FLAC or Ogg Vorbis"}}
+	}
 	return &unavailableError{&transcribe.MediaError{Reason: what +
 		" can only be decoded with ffmpeg, which is not installed on this server: install ffmpeg (Debian/Ubuntu: apt-get install ffmpeg), or submit WAV, MP3, FLAC or Ogg Vorbis"}}
 }
