@@ -130,8 +130,15 @@ func Entities(ws []transcribe.Word, spans []Span) []transcribe.Entity {
 
 func spanText(ws []transcribe.Word) string {
 	s := transcribe.JoinWords(ws)
-	_, core, _ := splitPunct(s)
-	return core
+	s = strings.TrimLeft(s, "\"'“‘¿¡[{")
+	s = strings.TrimRight(s, ".,;:!?\"'”’…]}")
+	if strings.HasPrefix(s, "(") && !strings.Contains(s, ")") {
+		s = s[1:]
+	}
+	if strings.HasSuffix(s, ")") && !strings.Contains(s, "(") {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 // resolve picks non-overlapping candidates and merges neighbours.
@@ -269,23 +276,23 @@ func octet(k string) (int, bool) {
 // vinValid checks the ISO 3779 check digit (position 9) of a North
 // American VIN.
 func vinValid(v string) bool {
-	const vals = "0123456789.ABCDEFGH..JKLMN.P.R..STUVWXYZ"
-	weights := []int{8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2}
-	sum := 0
-	digits := 0
+	const letters = "ABCDEFGHJKLMNPRSTUVWXYZ"
+	values := [...]int{1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 7, 9, 2, 3, 4, 5, 6, 7, 8, 9}
+	weights := [...]int{8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2}
+	if len(v) != 17 {
+		return false
+	}
+	sum, digits := 0, 0
 	for i := 0; i < 17; i++ {
 		c := v[i]
-		var n int
-		switch {
-		case c >= '0' && c <= '9':
+		n := 0
+		if c >= '0' && c <= '9' {
 			n = int(c - '0')
 			digits++
-		default:
-			k := strings.IndexByte(vals, c)
-			if k < 10 {
-				return false
-			}
-			n = (k-10)%9 + 1
+		} else if k := strings.IndexByte(letters, c); k >= 0 {
+			n = values[k]
+		} else {
+			return false
 		}
 		sum += n * weights[i]
 	}
@@ -612,7 +619,7 @@ func (r *run) near(i, n int, cues map[string]bool) bool {
 var (
 	months    = set(`january february march april may june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec`)
 	weekdays  = set(`monday tuesday wednesday thursday friday saturday sunday`)
-	yearCue   = set(`in since until till by from of year during before after around circa`)
+	yearCue   = set(`in since until till by from of year during before after around circa between`)
 	monthCue  = set(`in since until till of early late mid last next this by during`)
 	reDay     = regexp.MustCompile(`^(\d{1,2})(st|nd|rd|th)?$`)
 	reYear    = regexp.MustCompile(`^(1[89]|20)\d\d$`)
@@ -649,7 +656,8 @@ func (r *run) dates() {
 			if r.k(i-1) == "of" && r.dayAt(i-2) && !r.t[i-2].punct {
 				from = i - 2
 			}
-			if (k == "may" || k == "march" || k == "jan" || k == "mar" || k == "sep" || k == "dec" || k == "oct" || k == "nov" || k == "aug" || k == "jun" || k == "jul" || k == "apr" || k == "feb") && end == i+1 && from == i && !monthCue[r.k(i-1)] {
+			// A month alone ("April said ...") needs a cue: "in April".
+			if end == i+1 && from == i && !monthCue[r.k(i-1)] {
 				continue
 			}
 			r.add("date", from, end, prioNumeric)
@@ -696,6 +704,9 @@ func (r *run) dates() {
 			continue
 		}
 		b, ok := byStart[a.to+1]
+		if !ok && a.typ == "date" && reYear.MatchString(r.k(a.to+1)) {
+			b, ok = cand{"date", a.to + 1, a.to + 2, prioNumeric}, true
+		}
 		if !ok || b.typ != a.typ {
 			continue
 		}
@@ -719,7 +730,7 @@ type cueRule struct {
 	gap   int                     // filler words allowed between cue and value
 }
 
-var fillers = set(`number numbers no num is was are my the it's its it of code date on in be will
+var fillers = set(`number numbers no num is was are my the it's its it of code date on in be will for
 card a an id # : as please that would be reads read`)
 
 // codeValue reads a run of identifier parts with at least min characters
@@ -802,7 +813,7 @@ var cueRules = []cueRule{
 	{"us_social_security_number", []string{"social security", "social", "ssn", "s s n"}, digitValue(9, 9), 3},
 	{"credit_card_number", []string{"credit card", "debit card", "card number", "card"}, digitValue(12, 19), 3},
 	{"credit_card_cvv", []string{"cvv", "cvc", "cvv2", "c v v", "security code", "verification code", "csc", "card verification"}, digitValue(3, 4), 3},
-	{"credit_card_expiration", []string{"expires", "expiration", "expiry", "exp", "expiring", "valid thru", "valid through", "valid until"}, expiryValue, 4},
+	{"credit_card_expiration", []string{"expires", "expire", "expired", "expiration", "expiry", "exp", "expiring", "valid thru", "valid through", "valid until"}, expiryValue, 4},
 	{"passport_number", []string{"passport"}, codeValue(6), 3},
 	{"drivers_license", []string{"driver's license", "drivers license", "driver license", "driving license", "driver's licence", "driving licence", "license number", "licence number", "dl"}, codeValue(5), 3},
 	{"account_number", []string{"account", "acct", "account number", "bank account", "checking account", "savings account"}, codeValue(4), 3},
@@ -887,6 +898,11 @@ func (r *run) nameish(i int) bool {
 func (r *run) extendName(i int, loose bool) int {
 	end := i + 1
 	for end < len(r.t) && end-i < 4 && !r.t[end-1].punct && r.t[end].side == r.t[i].side {
+		// "William Johnson William": a given name after a surname starts
+		// another name.
+		if end > i+1 && surnameSet[r.k(end-1)] && !given[r.k(end-1)] && given[r.k(end)] {
+			break
+		}
 		if r.nameish(end) || (loose && end == i+1 && isAlpha(r.t[end].core) && !common[r.k(end)] && !numberWords[r.k(end)] && len(r.k(end)) > 2 && !r.isOtherGaz(end)) {
 			end++
 			continue
@@ -934,9 +950,25 @@ func (r *run) names() {
 			r.add("person_name", i, r.extendName(i, false), prioName)
 		case givenAmb[k] && (r.k(i-1) == "i'm" || r.k(i-1) == "this" && r.k(i-2) == "hi"):
 			r.add("person_name", i, r.extendName(i, false), prioName)
+		case surnameSet[k] && !wordSurnames[k] && !given[k]:
+			// A family name that is no English word ("Rodriguez") is a name
+			// on its own; other types (organisations) win.
+			r.add("person_name", i, r.extendName(i, false), prioGaz-1)
 		}
 	}
 }
+
+// wordSurnames are family names that are also English words or places;
+// they need a given name or title before them.
+var wordSurnames = set(`white brown green young king long wood ward bell cook price hill hall ford gray
+grant rose reed james jordan lee wells banks black bush church fox frost hunt lane little love mills
+moon moss park pope rice rich ross shaw stone street swan waters webb west wolf woods baker carter
+cole graham hayes howard hughes kelly knight lewis long martin morgan murray nelson perry powell
+russell scott washington wallace parker turner cooper fisher foster ellis hamilton gordon griffin
+sanders long dixon butler rogers bailey bennett barnes brooks myers meyer mitchell morris thomas
+johnson jackson taylor wright walker allen adams clark collins evans harris miller moore owens
+phillips roberts simmons stewart sullivan thompson watson williams wilson jones smith davis
+anderson richardson robinson henderson campbell edwards kennedy`)
 
 // placeOnly are given names that are also places; after a place
 // preposition they are places.
@@ -1046,6 +1078,14 @@ func (r *run) gazetteers() {
 
 // pickGaz chooses the type of a gazetteer match from its context.
 func (r *run) pickGaz(es []gazEntry, from, to int) string {
+	// An ambiguous reading with its cue wins: "my star sign is Cancer".
+	for _, e := range es {
+		if e.amb && e.typ != "location" {
+			if t := r.ambiguous(e, from, to); t != "" {
+				return t
+			}
+		}
+	}
 	// Nationality or language: "speaks French" vs "a French citizen".
 	var lang, nat bool
 	for _, e := range es {
@@ -1074,6 +1114,17 @@ func (r *run) pickGaz(es []gazEntry, from, to int) string {
 			}
 			return e.typ
 		}
+		if t := r.ambiguous(e, from, to); t != "" || e.typ == "location" && given[r.k(from)] {
+			return t
+		}
+	}
+	return ""
+}
+
+// ambiguous returns the type of an ambiguous gazetteer entry when its
+// context cue is there, else "".
+func (r *run) ambiguous(e gazEntry, from, to int) string {
+	{
 		switch e.typ {
 		case "zodiac_sign":
 			if r.window(from, to, 4, zodiacCue) {
@@ -1094,9 +1145,6 @@ func (r *run) pickGaz(es []gazEntry, from, to int) string {
 		case "location":
 			if placePrep[r.k(from-1)] || r.t[from].capital && !r.t[from].sentStart && !given[r.k(from)] {
 				return e.typ
-			}
-			if given[r.k(from)] {
-				return "" // a name: names() handles it
 			}
 		}
 	}
@@ -1153,7 +1201,7 @@ func (r *run) places() {
 			}
 			j := i + n
 			end := j
-			for end < len(r.t) && end-j < 3 && isAlpha(r.t[end].core) && !common[r.k(end)] && !r.isOtherGaz(end) && !given[r.k(end)] && (end == j || !r.t[end-1].punct) {
+			for end < len(r.t) && end-j < 3 && isAlpha(r.t[end].core) && !common[r.k(end)] && !numberWords[r.k(end)] && !r.isOtherGaz(end) && !given[r.k(end)] && (end == j || !r.t[end-1].punct) {
 				end++
 			}
 			if end > j && cue != "from" || end > j && r.t[j].capital {

@@ -53,7 +53,17 @@ drew faith frank gene grace guy hank hope iris ivy jay jewel joy june mark max m
 pat peg penny ray reed rose rusty sandy skip summer sunny ted will wade`
 
 // surnames are common family names (US census top names and others).
-const surnames = `adams ahmed alexander ali allen alvarez anderson bailey baker barnes bell bennett
+const surnames = `abbott acosta aguilar andrews armstrong arnold austin banerjee becker berg
+bishop blake bradley brennan burke burns byrne caldwell carlson carroll chang chapman chaudhry
+cho choi clarke cohen cunningham daniels das dawson delgado dunn duncan erickson estrada fleming
+fletcher fox francis freeman fuller garza gibson gill goldberg greene hansen hanson harper hart
+hawkins herrera hoffman holmes hopkins hudson hunt hussain jacobs jensen kaur kaufman keller khan
+klein koch kowalski kramer larson lawrence le lin liu lynch mahmoud malik mann marshall mcCarthy
+mccarthy medina mehta mendez meyers molina montgomery moreno murphy nakamura novak obrien
+o'brien o'connor oconnor olsen olson ortega pham porter quinn ramos reddy reid rios rojas romero
+rose ruiz ryan salazar sandoval santos schneider schultz schwartz sharp shaw silva sims soto
+spencer stephens stone suzuki tanaka tran tucker vargas vasquez vaughn wagner walsh warren weber
+weiss wells west wheeler wolfe yadav zhou adams ahmed alexander ali allen alvarez anderson bailey baker barnes bell bennett
 brooks brown bryant butler campbell carter castillo castro chavez chen clark cole coleman collins
 cook cooper cox cruz davis diaz dixon edwards ellis evans fernandez fisher flores ford foster
 garcia gomez gonzales gonzalez gordon graham gray green griffin gupta gutierrez hall hamilton
@@ -186,7 +196,7 @@ cold_sores shingles gout thyroid_disease hypothyroidism hyperthyroidism sepsis
 appendicitis tinnitus vertigo`
 
 const medicalProcesses = `surgery chemotherapy radiation_therapy radiotherapy dialysis
-physiotherapy physical_therapy mri ct_scan cat_scan x-ray x-rays xray ultrasound
+physiotherapy physical_therapy mri ct_scan cat_scan x-ray x-rays xray x_ray x_rays ultrasound
 mammogram colonoscopy endoscopy biopsy blood_test blood_tests blood_work vaccination
 vaccine vaccinations transplant kidney_transplant heart_surgery bypass_surgery
 knee_replacement hip_replacement appendectomy tonsillectomy c-section cesarean

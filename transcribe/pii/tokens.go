@@ -76,7 +76,7 @@ func prepare(ws []transcribe.Word) []tok {
 			core:    core,
 			key:     keyOf(w.Text),
 			capital: unicode.IsUpper(r),
-			punct:   trail != "",
+			punct:   strings.ContainsAny(trail, ".,;:!?…"),
 			side:    sideOf(w),
 		}
 		ts[i].sentStart = i == 0 || ts[i-1].side != ts[i].side
