@@ -34,10 +34,12 @@
 // Endpointing: an energy voice-activity detector over 10 ms frames (with
 // an adaptive noise floor) ends the utterance once speech is followed by
 // end_utterance_silence_threshold of non-speech audio (default 700 ms,
-// 0..20000, set by {"end_utterance_silence_threshold": N}); the utterance
-// also ends when the client stops sending audio for the threshold plus
-// 500 ms, on {"force_end_utterance": true}, and at the next pause once it
-// is Config.MaxUtterance long. A FinalTranscript carries the utterance's
+// 0..20000, set by {"end_utterance_silence_threshold": N}). Speech too
+// quiet for the detector (below Config.SpeechRMS) ends its utterance when
+// the recognizer's hypothesis has not changed for the threshold plus
+// 300 ms of audio. The utterance also ends when the client stops sending
+// audio for the threshold plus 500 ms, on {"force_end_utterance": true},
+// and at the next pause once it is Config.MaxUtterance long. A FinalTranscript carries the utterance's
 // words passed through Config.Format (default DefaultFormat: capital first
 // letter, final period), punctuated and text_formatted true.
 // PartialTranscripts (lowercase, unpunctuated) are checked every

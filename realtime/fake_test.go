@@ -20,7 +20,8 @@ type fakeRecognizer struct {
 	streams  []*fakeStream
 	newErr   error
 	writeErr error
-	block    bool // NewStream waits for ctx, like a pool with no free decoder
+	block    bool    // NewStream waits for ctx, like a pool with no free decoder
+	loudRMS  float64 // a frame is part of a word above this RMS; default 1000
 }
 
 var numberWords = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
@@ -99,7 +100,11 @@ func (s *fakeStream) Write(x []int16) error {
 		s.buf = s.buf[frame:]
 		ms := s.pos * 1000 / int64(s.opts.SampleRate)
 		s.pos += int64(frame)
-		if math.Sqrt(e/float64(frame)) > 1000 {
+		loud := s.rec.loudRMS
+		if loud == 0 {
+			loud = 1000
+		}
+		if math.Sqrt(e/float64(frame)) > loud {
 			if s.loud == 0 {
 				s.start = ms
 			}
@@ -183,11 +188,14 @@ func (c *fakeClock) Advance(d time.Duration) {
 }
 
 // tone returns ms of a 440 Hz tone at rate as little-endian PCM.
-func tone(ms, rate int) []byte {
+func tone(ms, rate int) []byte { return toneAt(ms, rate, 8000) }
+
+// toneAt returns ms of a 440 Hz tone of amplitude amp.
+func toneAt(ms, rate int, amp float64) []byte {
 	n := ms * rate / 1000
 	b := make([]byte, 2*n)
 	for i := 0; i < n; i++ {
-		v := int16(8000 * math.Sin(2*math.Pi*440*float64(i)/float64(rate)))
+		v := int16(amp * math.Sin(2*math.Pi*440*float64(i)/float64(rate)))
 		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
 	}
 	return b

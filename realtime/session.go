@@ -14,6 +14,11 @@ import (
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
+// hypothesisSlack is added to the silence threshold when a pause is found
+// by the recognizer's hypothesis no longer changing rather than by the
+// VAD: the hypothesis lags the audio.
+const hypothesisSlack = 300 * time.Millisecond
+
 // State is where a session is in its life.
 type State string
 
@@ -86,7 +91,9 @@ type Session struct {
 	uttSpeech    bool  // VAD heard speech in this utterance
 	silenceMs    int64 // non-speech run after speech
 	sincePartial time.Duration
-	lastPartial  string
+	lastPartial  string // text of the last PartialTranscript sent
+	hypText      string // text of the recognizer's last hypothesis
+	hypChangedMs int64  // audio position when hypText last changed
 
 	// connection bookkeeping used by the Handler
 	attached bool
@@ -404,14 +411,29 @@ func (s *Session) audioLocked(b []byte) ([]Message, error) {
 		return out, nil
 	}
 	s.sincePartial += dur
-	if !s.opts.DisablePartialTranscripts && s.uttSpeech && s.sincePartial >= s.cfg.PartialInterval {
+	if s.uttOpen && s.sincePartial >= s.cfg.PartialInterval {
 		s.sincePartial = 0
 		h, err := s.stream.Partial()
 		if err != nil {
 			return out, s.fail(err)
 		}
-		if p, ok := s.partial(h.Words); ok {
-			out = append(out, p)
+		words := cleanWords(h.Words)
+		_, text, _ := wireWords(words)
+		pos := s.ms(s.recSamples)
+		if text != s.hypText {
+			s.hypText, s.hypChangedMs = text, pos
+		}
+		if text != "" && !s.uttSpeech && pos-s.hypChangedMs >= s.threshold.Milliseconds()+hypothesisSlack.Milliseconds() {
+			// The VAD heard no speech (too quiet for Config.SpeechRMS)
+			// but the recognizer has words that stopped changing: the
+			// speaker has paused.
+			msgs, err := s.finishUtterance()
+			return append(out, msgs...), err
+		}
+		if !s.opts.DisablePartialTranscripts {
+			if p, ok := s.partial(words); ok {
+				out = append(out, p)
+			}
 		}
 	}
 	return out, nil
@@ -446,7 +468,7 @@ func (s *Session) endUtteranceLocked() ([]Message, error) {
 func (s *Session) finishUtterance() ([]Message, error) {
 	s.uttOpen = false
 	s.sincePartial = 0
-	s.lastPartial = ""
+	s.lastPartial, s.hypText, s.hypChangedMs = "", "", 0
 	h, err := s.stream.EndUtterance()
 	if err != nil {
 		return nil, s.fail(err)
@@ -468,8 +490,9 @@ func (s *Session) finishUtterance() ([]Message, error) {
 	}}, nil
 }
 
+// partial returns a PartialTranscript of words (already cleaned) unless
+// it is empty or repeats the last one.
 func (s *Session) partial(words []transcribe.Word) (Message, bool) {
-	words = cleanWords(words)
 	if len(words) == 0 {
 		return nil, false
 	}
@@ -513,6 +536,9 @@ func cleanWords(in []transcribe.Word) []transcribe.Word {
 }
 
 func wireWords(words []transcribe.Word) ([]Word, string, float64) {
+	if len(words) == 0 {
+		return nil, "", 0
+	}
 	ws := make([]Word, len(words))
 	texts := make([]string, len(words))
 	var conf float64

@@ -484,3 +484,26 @@ func toWords(texts []string) []transcribe.Word {
 	}
 	return out
 }
+
+// Speech too quiet for the VAD still ends its utterance once the
+// recognizer's hypothesis stops changing for the threshold plus slack.
+func TestSessionQuietSpeechEndsOnStableHypothesis(t *testing.T) {
+	h := newHarness(t, SessionOptions{})
+	h.rec.loudRMS = 100
+	quiet := func(ms int) []byte { return toneAt(ms, 16000, 350) } // RMS 247 < SpeechRMS 300
+	if err := h.stream(cat(quiet(400), silence(200, 16000), quiet(400), silence(900, 16000)), 16000); err != nil {
+		t.Fatal(err)
+	}
+	if f := h.finals(); len(f) != 0 {
+		t.Fatalf("final before the hypothesis was stable long enough: %+v", f)
+	}
+	if p := h.partials(); len(p) == 0 || p[len(p)-1].Text != "one two" {
+		t.Fatalf("partials %+v", p)
+	}
+	if err := h.stream(silence(200, 16000), 16000); err != nil {
+		t.Fatal(err)
+	}
+	if f := h.finals(); len(f) != 1 || f[0].Text != "One two." {
+		t.Fatalf("finals %+v", f)
+	}
+}
