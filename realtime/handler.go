@@ -371,6 +371,10 @@ func (h *Handler) open(ctx context.Context, r *http.Request) (*Session, Message,
 		s := fmt.Sprintf("could not start a recognizer stream: %v", err)
 		return nil, nil, ErrRecognizer.with("%s", s)
 	}
+	if h.closed {
+		s.Abort(StateTerminated)
+		return nil, nil, ErrReconnectsExhausted.with("server is shutting down")
+	}
 	if tok != "" {
 		t := h.tokens[tok]
 		if t == nil || t.session != "" { // raced with another connection
