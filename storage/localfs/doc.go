@@ -17,6 +17,8 @@
 //     one, never a partial file, and a failed or cancelled Put leaves
 //     nothing behind.
 //   - Files are created with mode 0600 and directories with 0700.
+//   - A Put interrupted by a crash leaves a hidden ".earshot-put-*" file;
+//     RemoveStale deletes old ones.
 //   - Open, Delete and Path of a missing key behave as the BlobStore
 //     contract says (ErrNotFound, nil, ErrNotFound).
 //

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
 )
@@ -224,6 +225,41 @@ func (s *Store) notFound(op, key string, err error) error {
 // file ("a/b" where "a" is a blob).
 func isNotExist(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// RemoveStale deletes the temporary files of Puts that a crash interrupted
+// (a Put in progress renames or removes its own file) whose last change is
+// older than age, and returns how many it removed. It walks the whole tree,
+// so call it at start-up or from a periodic janitor, not per request.
+func (s *Store) RemoveStale(ctx context.Context, age time.Duration) (int, error) {
+	cutoff := time.Now().Add(-age)
+	n := 0
+	err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if isNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasPrefix(d.Name(), tempPrefix) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || !info.ModTime().Before(cutoff) {
+			return nil
+		}
+		if err := os.Remove(p); err == nil {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("localfs: RemoveStale: %w", err)
+	}
+	return n, nil
 }
 
 // ctxReader stops a copy when its context is cancelled.

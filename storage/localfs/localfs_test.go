@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
 )
@@ -323,5 +324,36 @@ func TestNewErrors(t *testing.T) {
 	}
 	if !filepath.IsAbs(s.Dir()) {
 		t.Fatalf("Dir = %q", s.Dir())
+	}
+}
+
+func TestRemoveStale(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	if _, err := s.Put(ctx, "uploads/keep", strings.NewReader("x")); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(s.Dir(), "uploads")
+	old := filepath.Join(dir, tempPrefix+"old")
+	fresh := filepath.Join(dir, tempPrefix+"fresh")
+	for _, p := range []string{old, fresh} {
+		if err := os.WriteFile(p, []byte("partial"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-2 * time.Hour)
+	os.Chtimes(old, past, past)
+	n, err := s.RemoveStale(ctx, time.Hour)
+	if err != nil || n != 1 {
+		t.Fatalf("RemoveStale = %d, %v", n, err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Error("stale temp file kept")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("fresh temp file (a Put in progress) removed")
+	}
+	if got := get(t, s, "uploads/keep"); got != "x" {
+		t.Errorf("blob changed: %q", got)
 	}
 }
