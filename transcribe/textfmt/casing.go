@@ -10,7 +10,8 @@ import (
 // Casing is the casing half of format_text. It capitalises the first word
 // of every sentence (the first word, the word after sentence-final
 // punctuation, and the first word after a change of speaker or channel),
-// the pronoun "I" and its contractions (I'm, I'll, I've, I'd), and the
+// the pronoun "I" and its contractions (I'm, I'll, I've, I'd), titles
+// before a name ("mister john" -> "Mr. John", also Mrs., Ms., Dr.), and the
 // proper nouns of the gazetteer shipped with the package: common given
 // names, US states, countries and nationalities, major cities, months,
 // days of the week and holidays. It only ever raises letters to upper case.
@@ -36,7 +37,9 @@ func (c Casing) Apply(ctx context.Context, job *transcribe.Job) error {
 }
 
 var (
-	pronounI    = set("i i'm i'll i've i'd")
+	pronounI = set("i i'm i'll i've i'd")
+	// titles are written abbreviated before a name.
+	titles      = map[string]string{"mr": "Mr.", "mrs": "Mrs.", "ms": "Ms.", "dr": "Dr.", "mister": "Mr.", "missus": "Mrs."}
 	monthCueMay = set("in since until till of early late mid last next")
 )
 
@@ -65,6 +68,13 @@ func (Casing) caseOne(ws []transcribe.Word) []transcribe.Word {
 	}
 	for i := 0; i < len(ws); {
 		if isAddress(ws[i].Text) {
+			i++
+			continue
+		}
+		if title, ok := titles[t[i]]; ok && i+1 < len(ws) && sameSide(ws[i], ws[i+1]) && !hasPunct(ws[i].Text) && t[i+1] != "" {
+			// "mr john" -> "Mr. John": the name after a title is capitalised
+			// as a sentence start would be.
+			ws[i].Text = title
 			i++
 			continue
 		}

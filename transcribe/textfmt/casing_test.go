@@ -19,6 +19,9 @@ func TestCasing(t *testing.T) {
 		{"rio de janeiro.", "Rio de Janeiro."},
 		{"mark will bring grace.", "Mark will bring grace."},
 		{"new. york", "New. York"},
+		{"and mr john dashwood came.", "And Mr. John dashwood came."},
+		{"ask mrs smith and dr jones.", "Ask Mrs. Smith and Dr. Jones."},
+		{"it was mister.", "It was mister."},
 	}
 	for _, c := range cases {
 		ws := words(c.in)

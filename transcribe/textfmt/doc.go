@@ -92,9 +92,11 @@
 // The recognizer gives none, so Punctuator places it from word timing and
 // cues: a pause of 600 ms or more, a change of speaker or channel, or the
 // last word ends a sentence; a sentence is a question ("?") when its first
-// word, after fillers and "so"/"and"/"but"/"well", is a question word or
-// an auxiliary verb (what, why, how, is, are, do, can, would, ...), and
-// ends with "." otherwise. Commas go at pauses of 250-600 ms, before "but"
+// word, after fillers and "so"/"and"/"but"/"well", is a question word not
+// followed by a subject pronoun ("what time is it" but not "when I was
+// young"), or an auxiliary verb followed by a subject ("is it", "can you",
+// "did the train"), or when it ends with a tag ("isn't it"); it ends with
+// "." otherwise. Commas go at pauses of 250-600 ms, before "but"
 // and before "so" + subject joining clauses, and after an introductory
 // word ("well", "however", "yes", "no", "okay", ...). Sentences longer than
 // 40 words are split at their longest comma pause. All thresholds are
@@ -102,7 +104,8 @@
 //
 // # Casing
 //
-// Sentence starts, "I" and its contractions (I'm, I'll, I've, I'd), and the
+// Sentence starts, "I" and its contractions (I'm, I'll, I've, I'd), titles
+// before a name ("mister john" -> "Mr. John"; Mrs., Ms., Dr.), and the
 // gazetteer in gazetteer.go: common given names, US states, countries and
 // nationalities, major cities, months, days and holidays, matched as
 // phrases ("new york", "rio de janeiro"). Names that are also common words

@@ -13,10 +13,14 @@ import (
 // so it is placed from the pauses between words and from word cues:
 //
 //   - A pause of at least SentencePause, a change of speaker or channel, or
-//     the last word ends a sentence. A sentence whose first word (after
-//     fillers and "so", "and", "but", "well", "okay", "oh") is a question
-//     word or an auxiliary verb ("what", "how", "is", "can", "do", ...)
-//     ends with "?", any other with ".".
+//     the last word ends a sentence. A question ends with "?", any other
+//     sentence with ".". A sentence is a question when its first word
+//     (after fillers and "so", "and", "but", "well", "okay", "oh") is a
+//     question word not followed by a subject pronoun ("what time is it",
+//     but not "when I was young"), or an auxiliary verb followed by a
+//     subject ("is it", "can you", "did the train"; "do" and "have" only
+//     with a pronoun, so "do it now" and "have a nice day" are not), or
+//     when it ends with a tag ("isn't it", "don't you").
 //   - A sentence longer than MaxSentenceWords is also ended at its longest
 //     pause of at least CommaPause, so long monologues without breaths
 //     still get sentences.
@@ -91,9 +95,21 @@ func (p Punctuator) Apply(ctx context.Context, job *transcribe.Job) error {
 }
 
 var (
-	questionStarts = set("what why how when where who whom whose which is are am was were do does did " +
-		"can could would will should shall may might have has had isn't aren't wasn't weren't don't " +
-		"doesn't didn't can't couldn't wouldn't won't shouldn't haven't hasn't")
+	// whWords start a question unless a subject pronoun follows ("when I
+	// was young" is a clause, "when is it" a question).
+	whWords = set("what why how when where who whom whose which what's how's where's who's")
+	// auxStarts start a question when a subject follows ("is it", "can
+	// you", "did the train leave"); "had he known" and "do it now" are not
+	// questions, so "had" is absent and "do"/"have"/"has" need a pronoun.
+	auxStarts = set("is are am was were does did can could would will should shall may might " +
+		"isn't aren't wasn't weren't doesn't didn't can't couldn't wouldn't won't shouldn't")
+	auxPronounOnly = set("do don't have has haven't hasn't")
+	pronouns       = set("i you we they he she it there")
+	determiners    = set("the a an this that these those my your our their his her its anyone anybody " +
+		"someone somebody everyone everybody anything something everything any all")
+	// tagAux + pronoun at the end of a sentence is a tag question ("it is
+	// cold isn't it").
+	tagAux = set("isn't aren't wasn't weren't don't doesn't didn't won't can't haven't hasn't wouldn't couldn't shouldn't")
 	// leadIns are skipped when looking for a question word ("so what
 	// happened", "and how").
 	leadIns = set("so and but well okay ok oh then now")
@@ -181,7 +197,7 @@ func (p Punctuator) sentence(ws []transcribe.Word, t []string, from, to int, d P
 	for first < to-1 && (fillers[t[first]] || leadIns[t[first]]) {
 		first++
 	}
-	q := questionStarts[t[first]]
+	q := isQuestion(t[first:to])
 	for i := from; i < to-1; i++ {
 		if hasPunct(ws[i].Text) || fillers[t[i]] {
 			continue
@@ -220,4 +236,36 @@ func (p Punctuator) sentence(ws []transcribe.Word, t []string, from, to int, d P
 	} else {
 		last.Text = body + "."
 	}
+}
+
+// isQuestion reports whether the words of a sentence (leading fillers and
+// lead-ins removed) read as a question.
+func isQuestion(t []string) bool {
+	if len(t) == 0 {
+		return false
+	}
+	next := ""
+	if len(t) > 1 {
+		next = t[1]
+	}
+	switch w := t[0]; {
+	case whWords[w]:
+		if pronouns[next] {
+			break
+		}
+		return true
+	case auxStarts[w]:
+		if pronouns[next] || determiners[next] || gazetteer[next] != "" {
+			return true
+		}
+	case auxPronounOnly[w]:
+		if pronouns[next] && !(w == "do" && (next == "it" || next == "there")) {
+			return true
+		}
+	}
+	// Tag questions: "..., isn't it", "..., don't you".
+	if n := len(t); n >= 4 && tagAux[t[n-2]] && pronouns[t[n-1]] {
+		return true
+	}
+	return false
 }

@@ -24,6 +24,17 @@ func TestPunctuate(t *testing.T) {
 		{"done.", "done."},
 		{"what, // yes", "what? yes."},
 		{"um what is it", "um what is it?"},
+		{"when i was young we lived there", "when i was young we lived there."},
+		{"what i mean is this", "what i mean is this."},
+		{"had he known he would have come", "had he known he would have come."},
+		{"do it now", "do it now."},
+		{"do you know", "do you know?"},
+		{"have a nice day", "have a nice day."},
+		{"have you eaten", "have you eaten?"},
+		{"did the train leave", "did the train leave?"},
+		{"can sarah come", "can sarah come?"},
+		{"it is cold isn't it", "it is cold isn't it?"},
+		{"will power matters", "will power matters."},
 	}
 	for _, c := range cases {
 		ws := words(c.in)
