@@ -94,7 +94,7 @@ func (Casing) caseOne(ws []transcribe.Word) []transcribe.Word {
 		}
 		if n == 0 && (t[i] == "may" || t[i] == "march") {
 			next := i+1 < len(ws) && startsWithDigit(ws[i+1].Text)
-			prev := i > 0 && monthCueMay[t[i-1]] && t[i] == "march"
+			prev := i > 0 && monthCueMay[t[i-1]]
 			if next || prev {
 				n = 1
 			}

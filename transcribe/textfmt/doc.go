@@ -63,7 +63,8 @@
 //     "January 5" does not); "march third twenty twenty four" ->
 //     "March 3rd, 2024"; month + year "may twenty twenty" -> "May 2020".
 //   - year spoken in pairs: "nineteen ninety nine" -> "1999", "twenty oh
-//     five" -> "2005", "nineteen hundred" -> "1900": always for nineteen
+//     five" -> "2005", "nineteen hundred" -> "1900", decades "nineteen
+//     eighties" -> "1980s": always for nineteen
 //     and twenty, after a year context word (in, since, of, from, ...) for
 //     other centuries.
 //   - digit sequence: three or more single digits ("oh" is zero inside a
@@ -75,8 +76,10 @@
 //     dollars" -> "$5" "million". Cents alone stay a number ("50 cents").
 //   - percent: "ten percent" / "ten per cent" -> "10%".
 //   - ordinal: "twenty first" -> "21st", "one hundredth" -> "100th".
-//   - cardinal: "one hundred and twelve" -> "112", "a thousand" -> "1,000",
-//     "three point one four" -> "3.14", "five million" -> "5" "million".
+//   - cardinal: "one hundred and twelve" -> "112", "one thousand" -> "1,000",
+//     "three point one four" -> "3.14", "five million" -> "5" "million";
+//     "a" + one scale word stays words ("a hundred", "a million thanks").
+//     "twenty four seven" -> "24/7".
 //     Thousands separators from 1,000, except a four-digit number after a
 //     year context word ("in two thousand twenty four" -> "2024").
 //

@@ -83,7 +83,7 @@ func (s ITN) format(ws []transcribe.Word) []transcribe.Word {
 		}
 	}
 	out := make([]transcribe.Word, 0, len(ws))
-	matchers := []func(int, int) []piece{r.email, r.url, r.clock, r.date, r.year, r.digits, r.number}
+	matchers := []func(int, int) []piece{r.email, r.url, r.twentyFourSeven, r.clock, r.date, r.year, r.digits, r.number}
 	for i := 0; i < len(ws); {
 		lim := r.segEnd[i]
 		var ps []piece
@@ -236,6 +236,14 @@ func (r *itnRun) url(i, lim int) []piece {
 		end += 2
 	}
 	return []piece{{text, i, end}}
+}
+
+// twentyFourSeven matches "twenty four seven" -> "24/7".
+func (r *itnRun) twentyFourSeven(i, lim int) []piece {
+	if r.at(i, lim) == "twenty" && r.at(i+1, lim) == "four" && r.at(i+2, lim) == "seven" && !isKey(unitWords, r.at(i+3, lim)) {
+		return []piece{{"24/7", i, i + 3}}
+	}
+	return nil
 }
 
 // hourAt reads an hour (1-12) as one word at i.
@@ -407,6 +415,9 @@ func (r *itnRun) yearAt(i, lim int) (string, int) {
 		}
 	case isKey(teenWords, x):
 		second, n = teenWords[x], 1
+	case isKey(decadeWords, x):
+		// "nineteen eighties" -> "1980s"
+		return strconv.FormatInt(first*100+decadeWords[x], 10) + "s", 2
 	case isKey(tensWords, x):
 		second, n = tensWords[x], 1
 		if u, ok := unitWords[r.at(j+1, lim)]; ok && u > 0 {
@@ -531,6 +542,9 @@ func (r *itnRun) number(i, lim int) []piece {
 			digits = formatInt(nm.val, true)
 		}
 		return []piece{{digits + "%", i, stop}}
+	}
+	if nm.words == 1 && r.t[i] == "a" {
+		return nil // "a hundred", "a million thanks"
 	}
 	if nm.words == 1 && nm.frac == "" && nm.val < r.below && nm.val >= 0 && !allDigits(r.t[i]) {
 		// Small numbers read better as words, except an ordinal day

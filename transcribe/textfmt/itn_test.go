@@ -7,7 +7,12 @@ func TestITN(t *testing.T) {
 		// cardinals
 		{"i have twenty five apples", "i have 25 apples"},
 		{"one hundred and twelve people", "112 people"},
-		{"a hundred people", "100 people"},
+		{"a hundred people", "a hundred people"},
+		{"a million thanks", "a million thanks"},
+		{"a hundred dollars", "$100"},
+		{"open twenty four seven", "open 24/7"},
+		{"back in the nineteen eighties", "back in the 1980s"},
+		{"the twenty twenties", "the 2020s"},
 		{"one of them had two cats", "one of them had two cats"},
 		{"ten people", "10 people"},
 		{"twelve thousand five hundred", "12,500"},

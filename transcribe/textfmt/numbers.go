@@ -14,6 +14,8 @@ var (
 		"fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
 	tensWords = map[string]int64{"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
 		"sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+	decadeWords = map[string]int64{"twenties": 20, "thirties": 30, "forties": 40, "fifties": 50,
+		"sixties": 60, "seventies": 70, "eighties": 80, "nineties": 90}
 	scaleWords = map[string]int64{"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
 	ordUnitWords = map[string]int64{"first": 1, "second": 2, "third": 3, "fourth": 4,
