@@ -376,11 +376,18 @@ type cluster struct{ stats gstats }
 // their size.
 func agglomerate(ctx context.Context, cs []cluster, lo, hi int, lambda, maxGLR float64) ([]cluster, error) {
 	n := len(cs)
+	ld := make([]float64, n) // log|Σ| of each cluster
+	for i := range cs {
+		ld[i] = cs[i].stats.logdet(regularize)
+	}
+	bic := func(i, j int) float64 {
+		return deltaBICWith(cs[i].stats, cs[j].stats, ld[i], ld[j], lambda, regularize)
+	}
 	dist := make([][]float64, n)
 	for i := range dist {
 		dist[i] = make([]float64, n)
 		for j := 0; j < i; j++ {
-			dist[i][j] = deltaBIC(cs[i].stats, cs[j].stats, lambda, regularize)
+			dist[i][j] = bic(i, j)
 			dist[j][i] = dist[i][j]
 		}
 		if i%64 == 0 {
@@ -395,10 +402,11 @@ func agglomerate(ctx context.Context, cs []cluster, lo, hi int, lambda, maxGLR f
 	}
 	merge := func(bi, bj int) {
 		cs[bj].stats.add(cs[bi].stats)
+		ld[bj] = cs[bj].stats.logdet(regularize)
 		alive[bi] = false
 		for i := 0; i < n; i++ {
 			if alive[i] && i != bj {
-				dist[i][bj] = deltaBIC(cs[i].stats, cs[bj].stats, lambda, regularize)
+				dist[i][bj] = bic(i, bj)
 				dist[bj][i] = dist[i][bj]
 			}
 		}

@@ -109,7 +109,7 @@ func TestDiarizationAccuracy(t *testing.T) {
 }
 
 // repeated returns the conversation "name*n": name played n times in a row.
-func repeated(t *testing.T, corpus map[string]*conversation, spec string) *conversation {
+func repeated(t testing.TB, corpus map[string]*conversation, spec string) *conversation {
 	name, times, ok := strings.Cut(spec, "*")
 	n, err := strconv.Atoi(times)
 	if !ok || err != nil || corpus[name] == nil {

@@ -165,10 +165,15 @@ func (g gaussian) logLik(x, tmp []float64) float64 {
 // deltaBIC is the Bayesian information criterion gain of modelling a and b
 // with one Gaussian instead of two; below zero means "same speaker".
 func deltaBIC(a, b gstats, lambda, reg float64) float64 {
+	return deltaBICWith(a, b, a.logdet(reg), b.logdet(reg), lambda, reg)
+}
+
+// deltaBICWith is deltaBIC given log|Σ| of a and b.
+func deltaBICWith(a, b gstats, ldA, ldB, lambda, reg float64) float64 {
 	d := float64(len(a.sum))
 	n := a.n + b.n
 	ab := plus(a, b)
-	r := 0.5 * (n*ab.logdet(reg) - a.n*a.logdet(reg) - b.n*b.logdet(reg))
+	r := 0.5 * (n*ab.logdet(reg) - a.n*ldA - b.n*ldB)
 	p := 0.5 * (d + d*(d+1)/2) * math.Log(n)
 	return r - lambda*p
 }

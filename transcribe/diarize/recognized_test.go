@@ -137,6 +137,21 @@ func BenchmarkDiarize(b *testing.B) {
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/minutes, "s/audio-min")
 }
 
+// BenchmarkDiarizeLong is BenchmarkDiarize on 17 minutes of audio (the
+// four-speaker conversation 16 times over), to show how the cost grows.
+func BenchmarkDiarizeLong(b *testing.B) {
+	c := repeated(b, conversations(b), "four*16")
+	d, _ := NewBIC(BICConfig{})
+	minutes := float64(len(c.audio)) / rate / 60
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := d.Diarize(context.Background(), c.audio, rate, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/minutes, "s/audio-min")
+}
+
 // BenchmarkPocketsphinx is the recognition baseline: adapters/pocketsphinx
 // on the same four-speaker conversation with a warm decoder.
 func BenchmarkPocketsphinx(b *testing.B) {
