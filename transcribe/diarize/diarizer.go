@@ -451,6 +451,9 @@ func agglomerate(ctx context.Context, cs []cluster, lo, hi int, lambda, maxGLR f
 			break
 		}
 		merge(bi, bj)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
 	out := cs[:0]
 	for i, c := range cs {

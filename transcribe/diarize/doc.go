@@ -85,10 +85,12 @@
 // two-speaker conversation (137 words) get the right speaker 100% of the
 // time, in 10 utterances for its 10 speaker turns; dual-channel utterances
 // carry the right channel for 100% of words. The diarizer costs 0.1 to
-// 0.25 s of one core per minute of audio (BenchmarkDiarize), against 15 to
-// 63 s per minute for pocketsphinx itself (BenchmarkPocketsphinx, warm
-// decoder) in the same runs on a shared 2-core machine: 0.4% to 2% of
-// recognition time.
+// 0.25 s per minute of audio on a one-minute conversation
+// (BenchmarkDiarize) and about 0.45 s per minute on 17 minutes
+// (BenchmarkDiarizeLong: clustering grows faster than linearly), against
+// 15 to 63 s per minute for pocketsphinx itself (BenchmarkPocketsphinx,
+// warm decoder) in the same runs on a shared, heavily loaded 2-core
+// machine: 0.4% to 3% of recognition time.
 //
 // Limits: flite voices differ far more than real voices do, so these
 // figures are an upper bound. A single Gaussian per speaker is a coarse
