@@ -163,6 +163,10 @@ func (d *decoder) process(samples []int16) error {
 // activity checks: 2048 samples (128 ms), as pocketsphinx_continuous does.
 const chunkSamples = 2048
 
+// maxUtterance is the longest utterance in seconds; longer stretches of
+// speech are split.
+const maxUtterance = 60
+
 // frameMS is the length of one decoder frame (-frate 100).
 const frameMS = 10
 
@@ -176,6 +180,11 @@ type session struct {
 	d      *decoder
 	open   bool // ps_start_utt called, ps_end_utt not yet
 	speech bool // the open utterance has seen speech
+	// uttSamples counts the samples fed to the open utterance; at
+	// maxUttSamples it is ended even in speech, bounding the memory of
+	// audio that never pauses (music, noise).
+	uttSamples    int
+	maxUttSamples int
 	done   []transcribe.Word
 	// buf holds samples not yet processed (less than chunkSamples).
 	buf []int16
@@ -186,7 +195,7 @@ func newSession(d *decoder) (*session, error) {
 	if d.l.psStartStream(d.ps) < 0 {
 		return nil, fmt.Errorf("pocketsphinx: ps_start_stream failed")
 	}
-	return &session{d: d}, nil
+	return &session{d: d, maxUttSamples: maxUtterance * SampleRate}, nil
 }
 
 func (s *session) startUtt() error {
@@ -196,7 +205,7 @@ func (s *session) startUtt() error {
 	if s.d.l.psStartUtt(s.d.ps) < 0 {
 		return fmt.Errorf("pocketsphinx: ps_start_utt failed")
 	}
-	s.open, s.speech = true, false
+	s.open, s.speech, s.uttSamples = true, false, 0
 	return nil
 }
 
@@ -253,10 +262,12 @@ func (s *session) chunk(c []int16) error {
 	if err := s.d.process(c); err != nil {
 		return err
 	}
+	s.uttSamples += len(c)
 	in := s.d.l.psGetInSpeech(s.d.ps) != 0
 	if in {
 		s.speech = true
-	} else if s.speech {
+	}
+	if (!in && s.speech) || s.uttSamples >= s.maxUttSamples {
 		return s.endUtt()
 	}
 	return nil

@@ -248,3 +248,40 @@ func TestCleanWord(t *testing.T) {
 		}
 	}
 }
+
+// TestForcedSplit: speech longer than the utterance limit is split and the
+// times continue across the split.
+func TestForcedSplit(t *testing.T) {
+	r := rec(t)
+	audio := wav(t, testaudio.Speech(t, "slt", "the quick brown fox jumps over the lazy dog"))
+	ctx := context.Background()
+	d, err := r.acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.release(d)
+	s, err := newSession(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.maxUttSamples = SampleRate // 1 s
+	if err := s.feed(audio); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := s.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) < 5 {
+		t.Fatalf("got %q", words(ws))
+	}
+	for i := 1; i < len(ws); i++ {
+		if ws[i].Start < ws[i-1].Start {
+			t.Errorf("times out of order across forced splits: %+v", ws)
+		}
+	}
+	if end := ws[len(ws)-1].End; end < int64(len(audio)*1000/SampleRate)-1000 {
+		t.Errorf("last word ends at %d ms of %d ms: times restart at splits? %q", end, len(audio)*1000/SampleRate, words(ws))
+	}
+	t.Logf("split every second: %q", words(ws))
+}

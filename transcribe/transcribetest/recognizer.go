@@ -195,6 +195,15 @@ func testStream(t *testing.T, sr transcribe.StreamRecognizer, rate int, sentence
 		}
 		if len(h.Words) > 0 {
 			partialSeen = true
+			written := int64(min(i+step, len(padded)) * 1000 / rate)
+			for k, w := range h.Words {
+				if w.Text == "" || w.Text != strings.ToLower(w.Text) {
+					t.Errorf("partial word %q: want non-empty lowercase text", w.Text)
+				}
+				if f.WordTimestamps && (w.Start > w.End || w.End > written+50 || (k > 0 && w.Start < h.Words[k-1].Start)) {
+					t.Errorf("partial after %d ms written: word %d %q at %d..%d ms (out of order or beyond the audio)", written, k, w.Text, w.Start, w.End)
+				}
+			}
 		}
 	}
 	if !partialSeen {
