@@ -250,8 +250,8 @@ func isQuestion(t []string) bool {
 	}
 	switch w := t[0]; {
 	case whWords[w]:
-		if pronouns[next] {
-			break
+		if pronouns[next] || (w == "what" && (next == "a" || next == "an")) {
+			break // a clause ("when I was young") or an exclamation ("what a day")
 		}
 		return true
 	case auxStarts[w]:

@@ -35,6 +35,7 @@ func TestPunctuate(t *testing.T) {
 		{"can sarah come", "can sarah come?"},
 		{"it is cold isn't it", "it is cold isn't it?"},
 		{"will power matters", "will power matters."},
+		{"what a day", "what a day."},
 	}
 	for _, c := range cases {
 		ws := words(c.in)
