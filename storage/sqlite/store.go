@@ -16,7 +16,8 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/earshot-dev/earshot/transcribe"
 )
@@ -116,11 +117,34 @@ func Open(cfg Config) (*Store, error) {
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.BusyTimeout+30*time.Second)
 	defer cancel()
-	if err := migrate(ctx, db); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("sqlite: %s: %w", cfg.Path, err)
+	// While another connection turns a new file into a WAL database or
+	// recovers its WAL, SQLite reports SQLITE_BUSY at once instead of
+	// calling the busy handler, so concurrent openers retry for up to
+	// BusyTimeout.
+	deadline := time.Now().Add(max(cfg.BusyTimeout, time.Second))
+	for try := 0; ; try++ {
+		err = migrate(ctx, db)
+		if err == nil {
+			break
+		}
+		if !isBusy(err) || time.Now().After(deadline) {
+			db.Close()
+			return nil, fmt.Errorf("sqlite: %s: %w", cfg.Path, err)
+		}
+		time.Sleep(time.Duration(5+try%5*5) * time.Millisecond)
 	}
 	return &Store{db: db, path: cfg.Path}, nil
+}
+
+// isBusy reports whether err is SQLITE_BUSY or SQLITE_LOCKED (with any
+// extended code).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
 }
 
 // createFile creates path with mode 0600 when it does not exist. An

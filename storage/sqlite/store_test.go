@@ -246,26 +246,35 @@ func TestSchemaNewerRefused(t *testing.T) {
 	}
 }
 
+// TestOpenConcurrently: several handles create and migrate one new file
+// at the same time (SQLite answers SQLITE_BUSY without waiting while a new
+// file turns into a WAL database; Open must retry).
 func TestOpenConcurrently(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "earshot.db")
-	var wg sync.WaitGroup
-	stores := make([]*Store, 6)
-	errs := make([]error, len(stores))
-	for i := range stores {
-		wg.Go(func() { stores[i], errs[i] = Open(Config{Path: path}) })
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("opener %d: %v", i, err)
+	for round := range 4 {
+		path := filepath.Join(t.TempDir(), "earshot.db")
+		var wg sync.WaitGroup
+		stores := make([]*Store, 8)
+		errs := make([]error, len(stores))
+		for i := range stores {
+			wg.Go(func() { stores[i], errs[i] = Open(Config{Path: path}) })
 		}
-		defer stores[i].Close()
-	}
-	if err := stores[0].Create(t.Context(), queued("x")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stores[5].Get(t.Context(), "x"); err != nil {
-		t.Errorf("another handle cannot see the record: %v", err)
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("round %d, opener %d: %v", round, i, err)
+				continue
+			}
+			defer stores[i].Close()
+		}
+		if t.Failed() {
+			return
+		}
+		if err := stores[0].Create(t.Context(), queued("x")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := stores[7].Get(t.Context(), "x"); err != nil {
+			t.Errorf("another handle cannot see the record: %v", err)
+		}
 	}
 }
 
