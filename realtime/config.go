@@ -121,6 +121,14 @@ type Config struct {
 	// Default 10 s.
 	StreamWait time.Duration
 
+	// PingInterval is how often the server pings the client. A client
+	// that neither answers within the interval nor sent a frame for two
+	// intervals is treated as gone (its session waits for a resume), so a
+	// dead TCP connection does not hold its session against resumes
+	// (4030). Wall-clock time, not Config.Now. Default 20 s; negative
+	// disables.
+	PingInterval time.Duration
+
 	// WriteTimeout bounds each WebSocket write. Default 10 s.
 	WriteTimeout time.Duration
 
@@ -161,6 +169,7 @@ func (c Config) withDefaults() Config {
 	def(&c.TickInterval, 100*time.Millisecond)
 	def(&c.WriteTimeout, 10*time.Second)
 	def(&c.StreamWait, 10*time.Second)
+	def(&c.PingInterval, 20*time.Second)
 	if c.MaxResumes == 0 {
 		c.MaxResumes = 10
 	}

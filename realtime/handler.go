@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -570,9 +571,12 @@ func (h *Handler) run(ctx context.Context, conn *wsConn, s *Session) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	frames := make(chan frame)
+	var lastFrame atomic.Int64 // unix nanoseconds of the last frame read
+	lastFrame.Store(time.Now().UnixNano())
 	go func() {
 		for {
 			typ, b, err := conn.c.Read(ctx)
+			lastFrame.Store(time.Now().UnixNano())
 			select {
 			case frames <- frame{typ, b, err}:
 			case <-ctx.Done():
@@ -583,12 +587,40 @@ func (h *Handler) run(ctx context.Context, conn *wsConn, s *Session) {
 			}
 		}
 	}()
+	if h.cfg.PingInterval > 0 {
+		go func() {
+			t := time.NewTicker(h.cfg.PingInterval)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					pctx, pcancel := context.WithTimeout(ctx, h.cfg.PingInterval)
+					err := conn.c.Ping(pctx)
+					pcancel()
+					// A client that sends but never reads cannot answer
+					// pings; its frames show it is alive.
+					quiet := time.Since(time.Unix(0, lastFrame.Load()))
+					if err != nil && quiet >= 2*h.cfg.PingInterval {
+						cancel() // the client is gone
+						return
+					}
+				}
+			}
+		}()
+	}
 	tick := time.NewTicker(h.cfg.TickInterval)
 	defer tick.Stop()
 	for {
 		var msgs []Message
 		var err error
 		select {
+		case <-ctx.Done():
+			// Unanswered ping or the request ended: keep the session for a
+			// resume.
+			h.detach(s)
+			return
 		case <-h.done:
 			_ = conn.c.Close(websocket.StatusGoingAway, "server shutting down")
 			return

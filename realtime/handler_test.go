@@ -638,3 +638,46 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+func TestUnansweredPingDetaches(t *testing.T) {
+	s := newTestServer(t, func(c *Config) { c.PingInterval = 20 * time.Millisecond })
+	// A client that keeps reading answers pings and stays attached.
+	c, id := begin(t, s, "key-a", nil)
+	readCtx, stop := context.WithCancel(context.Background())
+	go func() {
+		for {
+			if _, _, err := c.Read(readCtx); err != nil {
+				return
+			}
+		}
+	}()
+	time.Sleep(200 * time.Millisecond)
+	s.h.mu.Lock()
+	att := s.h.sessions[id].attached
+	s.h.mu.Unlock()
+	if !att {
+		t.Fatal("a responsive client was detached")
+	}
+	stop()
+	// A client that sends audio without reading is alive too.
+	cw, idw := begin(t, s, "key-a", url.Values{"disable_partial_transcripts": {"true"}})
+	for i := 0; i < 5; i++ {
+		send(t, cw, websocket.MessageBinary, silence(100, 16000))
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.h.mu.Lock()
+	att = s.h.sessions[idw].attached
+	s.h.mu.Unlock()
+	if !att {
+		t.Fatal("a sending client was detached")
+	}
+	// A client that stops reading and sending cannot answer: the server
+	// lets go of the session, and a new connection can resume it.
+	c2, id2 := begin(t, s, "key-a", nil)
+	_ = c2
+	waitFor(t, func() bool { s.h.mu.Lock(); defer s.h.mu.Unlock(); return !s.h.sessions[id2].attached })
+	c3 := s.dial("/v2/realtime/ws/"+id2, nil, "key-a")
+	if m := read(t, c3); m["message_type"] != "SessionResumed" {
+		t.Fatalf("resume %v", m)
+	}
+}
