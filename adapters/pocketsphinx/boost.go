@@ -25,6 +25,9 @@ var boostWeights = map[string]float32{
 type boostPlan struct {
 	phrases [][]string
 	weight  float32
+	// acronyms are words given in capitals ("AWS"): when missing from the
+	// dictionary they are spelled letter by letter.
+	acronyms map[string]bool
 }
 
 // maxBoostTerms bounds the terms of one request (the spec allows 1000
@@ -47,9 +50,17 @@ func parseBoost(terms []string, param string) (*boostPlan, error) {
 	if len(terms) > maxBoostTerms {
 		return nil, &transcribe.ParamError{Field: "word_boost", Reason: fmt.Sprintf("at most %d terms", maxBoostTerms)}
 	}
-	p := &boostPlan{weight: w}
+	p := &boostPlan{weight: w, acronyms: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, t := range terms {
+		t = foldASCII(t)
+		for _, f := range strings.Fields(t) {
+			if len(f) >= 2 && f == strings.ToUpper(f) && strings.IndexFunc(f, unicode.IsLetter) >= 0 {
+				for _, w := range splitWords(f) {
+					p.acronyms[w] = true
+				}
+			}
+		}
 		words := splitWords(t)
 		if len(words) == 0 {
 			continue
@@ -66,6 +77,22 @@ func parseBoost(terms []string, param string) (*boostPlan, error) {
 	}
 	return p, nil
 }
+
+// asciiFold maps accented Latin letters to their ASCII equivalents.
+var asciiFold = strings.NewReplacer(
+	"à", "a", "á", "a", "â", "a", "ã", "a", "ä", "a", "å", "a", "æ", "ae",
+	"ç", "c", "è", "e", "é", "e", "ê", "e", "ë", "e", "ì", "i", "í", "i",
+	"î", "i", "ï", "i", "ñ", "n", "ò", "o", "ó", "o", "ô", "o", "õ", "o",
+	"ö", "o", "ø", "o", "ù", "u", "ú", "u", "û", "u", "ü", "u", "ý", "y",
+	"ÿ", "y", "ß", "ss", "œ", "oe",
+	"À", "A", "Á", "A", "Â", "A", "Ã", "A", "Ä", "A", "Å", "A", "Æ", "AE",
+	"Ç", "C", "È", "E", "É", "E", "Ê", "E", "Ë", "E", "Ì", "I", "Í", "I",
+	"Î", "I", "Ï", "I", "Ñ", "N", "Ò", "O", "Ó", "O", "Ô", "O", "Õ", "O",
+	"Ö", "O", "Ø", "O", "Ù", "U", "Ú", "U", "Û", "U", "Ü", "U", "Ý", "Y",
+	"’", "'", "‘", "'",
+)
+
+func foldASCII(s string) string { return asciiFold.Replace(s) }
 
 // splitWords lowercases s and splits it into words of letters, digits and
 // inner apostrophes; hyphens and other punctuation separate words.
@@ -155,7 +182,7 @@ func (d *decoder) applyBoost(p *boostPlan) error {
 	for _, w := range all {
 		if d.lookup(w) != "" {
 			words = append(words, w)
-		} else if pron := d.pronounce(w); pron != "" {
+		} else if pron := d.pronounceTerm(w, p.acronyms[w]); pron != "" {
 			add = append(add, entry{w, pron})
 		}
 	}

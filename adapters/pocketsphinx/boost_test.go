@@ -116,6 +116,13 @@ func TestParseBoost(t *testing.T) {
 			t.Errorf("phrase %d = %v, want %v", i, p.phrases[i], want[i])
 		}
 	}
+	p, err = parseBoost([]string{"AWS lambda", "Café Noir"}, "low")
+	if err != nil || !p.acronyms["aws"] || p.acronyms["lambda"] || !slices.Equal(p.phrases[1], []string{"cafe", "noir"}) {
+		t.Errorf("acronyms/folding: %+v %v", p, err)
+	}
+	if got := spell("aws"); got != "EY D AH B AH L Y UW EH S" {
+		t.Errorf("spell(aws) = %q", got)
+	}
 	if p, err := parseBoost(nil, "high"); p != nil || err != nil {
 		t.Errorf("no terms: %v %v", p, err)
 	}

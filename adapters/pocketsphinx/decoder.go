@@ -185,7 +185,7 @@ type session struct {
 	// audio that never pauses (music, noise).
 	uttSamples    int
 	maxUttSamples int
-	done   []transcribe.Word
+	done          []transcribe.Word
 	// buf holds samples not yet processed (less than chunkSamples).
 	buf []int16
 }

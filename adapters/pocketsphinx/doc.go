@@ -15,7 +15,7 @@
 //     length into lowercase words with times in milliseconds from the start
 //     of the audio and confidences in 0..1;
 //   - NewStream(ctx, opts) starts an incremental session (Write, Partial,
-//     EndUtterance, Close) at any sample rate from 1 to 192 kHz, resampled
+//     EndUtterance, Close) at any sample rate from 1 kHz to 192 kHz, resampled
 //     to 16 kHz inside the stream (windowed sinc);
 //   - Features reports SampleRate 16000, word timestamps and confidences,
 //     word boost, disfluencies, streaming and language "en";

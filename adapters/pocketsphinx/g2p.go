@@ -30,6 +30,29 @@ func (d *decoder) pronounce(w string) string {
 	return pronounce(w, d.lookup)
 }
 
+// pronounceTerm is pronounce, spelling words given as acronyms.
+func (d *decoder) pronounceTerm(w string, acronym bool) string {
+	if acronym {
+		if p := spell(w); p != "" {
+			return p
+		}
+	}
+	return d.pronounce(w)
+}
+
+// spell returns the letter names of an all-letter word, or "".
+func spell(w string) string {
+	var ps []string
+	for i := 0; i < len(w); i++ {
+		n, ok := letterNames[w[i]]
+		if !ok {
+			return ""
+		}
+		ps = append(ps, n)
+	}
+	return strings.Join(ps, " ")
+}
+
 func pronounce(w string, lookup func(string) string) string {
 	if w == "" {
 		return ""
@@ -70,13 +93,7 @@ func pronounce(w string, lookup func(string) string) string {
 		}
 	}
 	if !strings.ContainsAny(w, "aeiouy") {
-		var ps []string
-		for i := 0; i < len(w); i++ {
-			if n, ok := letterNames[w[i]]; ok {
-				ps = append(ps, n)
-			}
-		}
-		return strings.Join(ps, " ")
+		return spell(strings.ReplaceAll(w, "'", ""))
 	}
 	if p := compound(w, lookup, 3); p != "" {
 		return p
