@@ -36,6 +36,16 @@ func TestITN(t *testing.T) {
 		{"the fifth of may", "the 5th of may"},
 		{"the one hundredth day", "the 100th day"},
 		{"twenty second", "22nd"},
+		{"the eleventh the twelfth", "the 11th the 12th"},
+		{"one hundred thirteenth", "113th"},
+		{"twenty third", "23rd"},
+		{"one hundred and first", "101st"},
+		{"the one thousandth", "the 1000th"},
+		// already digits (another engine)
+		{"25 dollars", "$25"},
+		{"50 percent", "50%"},
+		{"at 3 p m", "at 3 PM"},
+		{"1999", "1999"},
 		// money
 		{"twenty five dollars", "$25"},
 		{"three dollars and fifty cents", "$3.50"},
