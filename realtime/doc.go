@@ -54,7 +54,9 @@
 // closes with 1000. The Go SDK's Disconnect waits forever for
 // SessionTerminated, so it is sent on every terminate.
 //
-// A connection that drops without terminate_session leaves its session
+// A connection that drops without terminate_session (or that neither
+// answers pings nor sends anything for two Config.PingIntervals) leaves
+// its session
 // (and its recognizer stream) waiting Config.ResumeGrace for
 // /v2/realtime/ws/{session_id}, which answers SessionResumed (session_id,
 // expires_at) and continues the same stream. The same authorization
