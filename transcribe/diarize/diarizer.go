@@ -230,6 +230,7 @@ func (b *BIC) Diarize(ctx context.Context, audio []int16, sampleRate int, opts O
 		}
 		clusters = append(clusters, cluster{stats: st})
 	}
+	clusters = premerge(clusters, maxClusters, b.cfg.ClusterLambda)
 	clusters, err = agglomerate(ctx, clusters, lo, hi, b.cfg.ClusterLambda, b.cfg.MaxMergeDistance)
 	if err != nil {
 		return nil, err
@@ -366,6 +367,33 @@ func changePoints(x [][]float64, sp span, d, win int, lambda float64) []int {
 }
 
 type cluster struct{ stats gstats }
+
+// maxClusters bounds the segments agglomerate starts from: its distance
+// matrix takes O(n²) memory and its merges O(n³) time, and hours of speech
+// can hold tens of thousands of segments.
+const maxClusters = 1200
+
+// premerge reduces cs (in time order) to at most limit clusters by merging
+// neighbours in time, first those that BIC says are one speaker, then with
+// a rising tolerance. Merging neighbours is safe because a turn usually
+// spans several segments, and resegmentation relabels every frame later.
+func premerge(cs []cluster, limit int, lambda float64) []cluster {
+	for tol := 0.0; len(cs) > limit; tol = tol*2 + 100 {
+		out := cs[:1]
+		for i, c := range cs[1:] {
+			last := &out[len(out)-1]
+			// clusters left if nothing more is merged: out, c and the rest
+			left := len(out) + len(cs) - 1 - i
+			if left > limit && deltaBIC(last.stats, c.stats, lambda, regularize) < tol {
+				last.stats.add(c.stats)
+				continue
+			}
+			out = append(out, c)
+		}
+		cs = out
+	}
+	return cs
+}
 
 // agglomerate clusters segments bottom-up. While there are more than lo
 // clusters it merges the pair with the smallest ΔBIC as long as that is

@@ -530,3 +530,44 @@ func sortByStart(ws []transcribe.Word, order []int) {
 		}
 	}
 }
+
+func TestPremerge(t *testing.T) {
+	// 300 one-second segments alternating between two "speakers" with
+	// different means, in runs of three.
+	mk := func(mean float64, seed int) cluster {
+		st := newGstats(2)
+		for f := 0; f < 100; f++ {
+			x := math.Sin(float64(f*7+seed)) * 0.5
+			y := math.Cos(float64(f*3+seed)) * 0.5
+			st.addFrame([]float64{mean + x, -mean + y})
+		}
+		return cluster{stats: st}
+	}
+	var cs []cluster
+	for i := 0; i < 300; i++ {
+		cs = append(cs, mk(float64((i/3)%2)*4, i))
+	}
+	out := premerge(append([]cluster(nil), cs...), 120, 4)
+	if len(out) > 120 || len(out) < 100 {
+		t.Fatalf("premerge to 120 left %d clusters", len(out))
+	}
+	total := 0.0
+	for _, c := range out {
+		total += c.stats.n
+		// no cluster mixes the two speakers: its x mean is near 0 or 4
+		if m := c.stats.sum[0] / c.stats.n; math.Abs(m) > 0.5 && math.Abs(m-4) > 0.5 {
+			t.Fatalf("cluster mixes speakers: mean %.2f", m)
+		}
+	}
+	if total != 300*100 {
+		t.Fatalf("frames lost: %v", total)
+	}
+	// under the limit: untouched
+	if got := premerge(cs[:50], 120, 4); len(got) != 50 {
+		t.Fatalf("%d", len(got))
+	}
+	// a hard limit below the number of runs still converges
+	if got := premerge(append([]cluster(nil), cs...), 10, 4); len(got) > 10 {
+		t.Fatalf("limit 10: %d", len(got))
+	}
+}
