@@ -571,3 +571,22 @@ func TestPremerge(t *testing.T) {
 		t.Fatalf("limit 10: %d", len(got))
 	}
 }
+
+// TestDiarize8kHz runs the two-speaker conversation at telephone rate.
+func TestDiarize8kHz(t *testing.T) {
+	c := conversations(t)["two"]
+	x := make([]int16, len(c.audio)/2)
+	for i := range x {
+		x[i] = int16((int(c.audio[2*i]) + int(c.audio[2*i+1])) / 2)
+	}
+	d, _ := NewBIC(BICConfig{})
+	segs, err := d.Diarize(context.Background(), x, 8000, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := ScoreDER(c.ref, segs, collar)
+	t.Logf("8 kHz: %d speakers, DER %.1f%%", len(ids(segs)), 100*res.DER)
+	if res.DER > 0.10 {
+		t.Errorf("8 kHz DER %.1f%%", 100*res.DER)
+	}
+}
