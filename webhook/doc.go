@@ -38,6 +38,22 @@
 // loopback, private, link-local (cloud metadata) and other internal
 // addresses at connect time unless Config.AllowPrivate is set.
 //
+// Wiring it into a Service (the Notifier and the Service share the store
+// and the key; OnStatus needs the Service, so set it after NewService):
+//
+//	var svc *transcribe.Service
+//	notifier, err := webhook.New(webhook.Config{
+//		Store:        store,
+//		Cipher:       cipher, // transcribe.NewCipher(key)
+//		AllowPrivate: allowPrivateURLs,
+//		OnStatus: func(ctx context.Context, id string, code int) error {
+//			return svc.SetWebhookStatus(ctx, id, code)
+//		},
+//	})
+//	svc, err = transcribe.NewService(transcribe.Config{Store: store, Key: key, Notifier: notifier, ...})
+//	notifier.Start()
+//	defer notifier.Close()
+//
 // Delivery is at least once: a process killed after the receiver answered
 // but before the outcome was stored repeats that attempt later.
 package webhook
