@@ -37,6 +37,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.Store) {
 		{"CreateGet", testCreateGet},
 		{"CreateExists", testCreateExists},
 		{"SeqIncreasing", testSeqIncreasing},
+		{"CreateConcurrent", testCreateConcurrent},
 		{"GetNotFound", testGetNotFound},
 		{"Copies", testCopies},
 		{"DataRoundTrip", testDataRoundTrip},
@@ -233,6 +234,70 @@ func testSeqIncreasing(t *testing.T, s transcribe.Store) {
 			t.Fatalf("Get(%s).Seq = %d, Create assigned %d", r.ID, got.Seq, r.Seq)
 		}
 		last = r.Seq
+	}
+}
+
+// testCreateConcurrent: goroutines race to create the same ids; each id
+// is created exactly once, the others get ErrExists, and Seqs are unique.
+func testCreateConcurrent(t *testing.T, s transcribe.Store) {
+	const ids, workers = 40, 6
+	var (
+		mu      sync.Mutex
+		winners = map[string]int{}
+		seqs    = map[int64]string{}
+		wg      sync.WaitGroup
+	)
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Go(func() {
+			for i := range ids {
+				id := fmt.Sprintf("c%03d", (i+w*7)%ids)
+				r := rec(id, "p", i)
+				r.Data = []byte(fmt.Sprintf("worker %d", w))
+				err := s.Create(context.Background(), r)
+				if errors.Is(err, transcribe.ErrExists) {
+					continue
+				}
+				if err != nil {
+					errs <- fmt.Errorf("Create(%s): %w", id, err)
+					return
+				}
+				mu.Lock()
+				winners[id]++
+				if prev, dup := seqs[r.Seq]; dup {
+					errs <- fmt.Errorf("Seq %d assigned to %s and %s", r.Seq, prev, id)
+				}
+				seqs[r.Seq] = id
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for i := range ids {
+		id := fmt.Sprintf("c%03d", i)
+		if winners[id] != 1 {
+			t.Errorf("%s created %d times, want exactly once", id, winners[id])
+		}
+	}
+	// List order agrees with the Seqs handed out.
+	recs, err := s.List(t.Context(), transcribe.ListQuery{ProjectID: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != ids {
+		t.Fatalf("List returned %d records, want %d", len(recs), ids)
+	}
+	for i, r := range recs {
+		if seqs[r.Seq] != r.ID {
+			t.Errorf("listed %s with Seq %d, but Create gave that Seq to %q", r.ID, r.Seq, seqs[r.Seq])
+		}
+		if i > 0 && r.Seq >= recs[i-1].Seq {
+			t.Errorf("List not in descending Seq order at %d", i)
+		}
 	}
 }
 
