@@ -50,9 +50,10 @@ func (f ProfanityFilter) Apply(ctx context.Context, job *transcribe.Job) error {
 	if job == nil || job.Transcript == nil {
 		return nil
 	}
+	m := f.compile()
 	for i := range job.Transcript.Words {
 		w := &job.Transcript.Words[i]
-		w.Text = f.Censor(w.Text)
+		w.Text = m.censor(w.Text)
 	}
 	return ctx.Err()
 }
@@ -78,33 +79,46 @@ var (
 
 // IsProfane reports whether word (punctuation and case ignored) is profane.
 func (f ProfanityFilter) IsProfane(word string) bool {
-	w := strings.ReplaceAll(norm(word), "'", "")
-	if w == "" || notProfane[w] {
-		return false
-	}
-	for _, a := range f.Allow {
-		if strings.EqualFold(strings.ReplaceAll(norm(a), "'", ""), w) {
-			return false
+	return f.compile().isProfane(word)
+}
+
+// profanityMatcher is a ProfanityFilter with its Extra and Allow words
+// normalised once.
+type profanityMatcher struct {
+	f            ProfanityFilter
+	extra, allow map[string]bool
+}
+
+func (f ProfanityFilter) compile() *profanityMatcher {
+	m := &profanityMatcher{f: f}
+	if len(f.Extra) > 0 {
+		m.extra = map[string]bool{}
+		for _, e := range f.Extra {
+			if n := strings.ReplaceAll(norm(e), "'", ""); n != "" {
+				m.extra[n] = true
+			}
 		}
+	}
+	if len(f.Allow) > 0 {
+		m.allow = map[string]bool{}
+		for _, a := range f.Allow {
+			m.allow[strings.ReplaceAll(norm(a), "'", "")] = true
+		}
+	}
+	return m
+}
+
+func (m *profanityMatcher) isProfane(word string) bool {
+	w := strings.ReplaceAll(norm(word), "'", "")
+	if w == "" || notProfane[w] || m.allow[w] {
+		return false
 	}
 	for _, fp := range goaway.DefaultFalsePositives {
 		if strings.HasPrefix(w, fp) {
 			return false
 		}
 	}
-	if f.matches(w, profaneStems) {
-		return true
-	}
-	if len(f.Extra) > 0 {
-		extra := map[string]bool{}
-		for _, e := range f.Extra {
-			if n := strings.ReplaceAll(norm(e), "'", ""); n != "" {
-				extra[n] = true
-			}
-		}
-		return f.matches(w, extra)
-	}
-	return false
+	return m.f.matches(w, profaneStems) || (m.extra != nil && m.f.matches(w, m.extra))
 }
 
 func (ProfanityFilter) matches(w string, stems map[string]bool) bool {
@@ -145,7 +159,11 @@ func (ProfanityFilter) matches(w string, stems map[string]bool) bool {
 // every later letter or digit replaced by '*', punctuation kept ("shit." ->
 // "s***."). Other words are returned unchanged.
 func (f ProfanityFilter) Censor(word string) string {
-	if !f.IsProfane(word) {
+	return f.compile().censor(word)
+}
+
+func (m *profanityMatcher) censor(word string) string {
+	if !m.isProfane(word) {
 		return word
 	}
 	var b strings.Builder
