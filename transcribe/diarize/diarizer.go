@@ -262,12 +262,10 @@ func (b *BIC) Diarize(ctx context.Context, audio []int16, sampleRate int, opts O
 				next[l].stats.addFrame(feat.mfcc[f])
 			}
 		}
+		// speakers left with almost no frames are dropped
 		kept := next[:0]
-		remap := make([]int, len(next))
-		for i, c := range next {
-			remap[i] = -1
+		for _, c := range next {
 			if c.stats.n >= minSegFrames || (c.stats.n > 0 && len(clusters) == 1) {
-				remap[i] = len(kept)
 				kept = append(kept, c)
 			}
 		}
