@@ -1,19 +1,15 @@
 package pii
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/exec"
 	"sort"
-	"strconv"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/media"
 )
 
 // ToneConfig says how redacted audio spans are replaced. The zero value
@@ -114,103 +110,22 @@ func BeepRanges(pcm *transcribe.PCM, offsetMS int64, ranges []transcribe.Timesta
 // Encoder writes PCM in a format ("mp3" or "wav") to w.
 type Encoder func(ctx context.Context, pcm *transcribe.PCM, format string, w io.Writer) error
 
-// DefaultEncoder writes WAV itself and MP3 with ffmpeg (libmp3lame, 64
-// kbit/s, mono or stereo: more channels are mixed to mono). It returns an
-// error wrapping transcribe.ErrUnavailable when MP3 is asked for and
-// ffmpeg is not installed.
+// DefaultEncoder writes WAV with media.WriteWAV and MP3 with
+// media.EncodeMP3 (ffmpeg's libmp3lame, 64 kbit/s; MP3 holds one or two
+// channels, so more are mixed to mono). It returns an error wrapping
+// transcribe.ErrUnavailable when MP3 is asked for and ffmpeg is not
+// installed.
 func DefaultEncoder(ctx context.Context, pcm *transcribe.PCM, format string, w io.Writer) error {
 	switch format {
 	case "wav":
-		return writeWAV(w, pcm)
+		return media.WriteWAV(w, pcm)
 	case "mp3":
-		return encodeMP3(ctx, pcm, w)
+		if len(pcm.Channels) > 2 {
+			pcm = &transcribe.PCM{SampleRate: pcm.SampleRate, Channels: [][]int16{pcm.Mono()}}
+		}
+		return media.EncodeMP3(ctx, pcm, w)
 	}
 	return fmt.Errorf("pii: unknown audio format %q (want mp3 or wav)", format)
-}
-
-func writeWAV(w io.Writer, pcm *transcribe.PCM) error {
-	nc := len(pcm.Channels)
-	if nc == 0 || nc > 65535 {
-		return fmt.Errorf("pii: cannot write %d channels as WAV", nc)
-	}
-	frames := len(pcm.Channels[0])
-	data := int64(frames) * int64(nc) * 2
-	if data+36 > math.MaxUint32 {
-		return fmt.Errorf("pii: %d bytes of audio do not fit a WAV file", data)
-	}
-	var h [44]byte
-	copy(h[0:], "RIFF")
-	binary.LittleEndian.PutUint32(h[4:], uint32(36+data))
-	copy(h[8:], "WAVEfmt ")
-	binary.LittleEndian.PutUint32(h[16:], 16)
-	binary.LittleEndian.PutUint16(h[20:], 1)
-	binary.LittleEndian.PutUint16(h[22:], uint16(nc))
-	binary.LittleEndian.PutUint32(h[24:], uint32(pcm.SampleRate))
-	binary.LittleEndian.PutUint32(h[28:], uint32(pcm.SampleRate*nc*2))
-	binary.LittleEndian.PutUint16(h[32:], uint16(nc*2))
-	binary.LittleEndian.PutUint16(h[34:], 16)
-	copy(h[36:], "data")
-	binary.LittleEndian.PutUint32(h[40:], uint32(data))
-	if _, err := w.Write(h[:]); err != nil {
-		return err
-	}
-	buf := make([]byte, 0, 64*1024)
-	for i := 0; i < frames; i++ {
-		for _, ch := range pcm.Channels {
-			buf = binary.LittleEndian.AppendUint16(buf, uint16(ch[i]))
-		}
-		if len(buf) >= 60*1024 || i == frames-1 {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
-	}
-	return nil
-}
-
-func encodeMP3(ctx context.Context, pcm *transcribe.PCM, w io.Writer) error {
-	bin, err := exec.LookPath("ffmpeg")
-	if err != nil {
-		return fmt.Errorf("pii: encoding MP3 needs ffmpeg, which is not installed (apt-get install ffmpeg): %w", transcribe.ErrUnavailable)
-	}
-	if len(pcm.Channels) > 2 {
-		pcm = &transcribe.PCM{SampleRate: pcm.SampleRate, Channels: [][]int16{pcm.Mono()}}
-	}
-	var raw bytes.Buffer
-	raw.Grow(len(pcm.Channels[0]) * len(pcm.Channels) * 2)
-	for i := range pcm.Channels[0] {
-		for _, ch := range pcm.Channels {
-			raw.Write(binary.LittleEndian.AppendUint16(nil, uint16(ch[i])))
-		}
-	}
-	// ffmpeg writes the Xing header (length, gapless playback) only to a
-	// seekable file.
-	tmp, err := os.CreateTemp("", "earshot-redacted-*.mp3")
-	if err != nil {
-		return err
-	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	cmd := exec.CommandContext(ctx, bin, "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
-		"-f", "s16le", "-ar", strconv.Itoa(pcm.SampleRate), "-ac", strconv.Itoa(len(pcm.Channels)), "-i", "pipe:0",
-		"-c:a", "libmp3lame", "-b:a", "64k", "-f", "mp3", tmp.Name())
-	cmd.Stdin = &raw
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("pii: ffmpeg mp3 encoding failed: %v: %s", err, bytes.TrimSpace(stderr.Bytes()))
-	}
-	f, err := os.Open(tmp.Name())
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	_, err = io.Copy(w, f)
-	return err
 }
 
 func sortRanges(rs []transcribe.Timestamp) {

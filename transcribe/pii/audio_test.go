@@ -1,0 +1,250 @@
+package pii
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/earshot-dev/earshot/internal/testaudio"
+	"github.com/earshot-dev/earshot/storage/memory"
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+func noise(n int, seed int64) []int16 {
+	r := rand.New(rand.NewSource(seed))
+	out := make([]int16, n)
+	for i := range out {
+		out[i] = int16(r.Intn(20000) - 10000)
+	}
+	return out
+}
+
+// inRanges reports whether sample i (at rate, audio starting at offsetMS)
+// lies in one of the ranges widened by pad ms.
+func inRanges(i, rate int, offsetMS int64, rs []transcribe.Timestamp, pad int64) bool {
+	for _, r := range rs {
+		lo := (r.Start - pad - offsetMS) * int64(rate) / 1000
+		hi := (r.End + pad - offsetMS) * int64(rate) / 1000
+		if int64(i) >= lo && int64(i) < hi {
+			return true
+		}
+	}
+	return false
+}
+
+func TestBeepRanges(t *testing.T) {
+	const rate = 16000
+	pcm := &transcribe.PCM{SampleRate: rate, Channels: [][]int16{noise(3*rate, 1), noise(3*rate, 2)}}
+	orig := [][]int16{append([]int16(nil), pcm.Channels[0]...), append([]int16(nil), pcm.Channels[1]...)}
+	// Audio starts at 10 s of the media; the second range runs past the end.
+	ranges := []transcribe.Timestamp{{Start: 10500, End: 11000}, {Start: 12800, End: 14000}, {Start: 20000, End: 21000}}
+	out, err := BeepRanges(pcm, 10000, ranges, ToneConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range orig {
+		if !equal(pcm.Channels[c], orig[c]) {
+			t.Fatal("BeepRanges modified its input")
+		}
+	}
+	amp := 32767 * math.Pow(10, -12.0/20)
+	for c, ch := range out.Channels {
+		if len(ch) != len(orig[c]) {
+			t.Fatalf("length changed: %d -> %d", len(orig[c]), len(ch))
+		}
+		peak := 0.0
+		crossings := 0
+		for i, v := range ch {
+			if inRanges(i, rate, 10000, ranges, 40) {
+				peak = math.Max(peak, math.Abs(float64(v)))
+				if i > 0 && inRanges(i-1, rate, 10000, ranges, 40) && (ch[i-1] < 0) != (v < 0) {
+					crossings++
+				}
+				if v != out.Channels[0][i] {
+					t.Fatalf("channel %d differs from channel 1 inside a range at %d", c+1, i)
+				}
+				continue
+			}
+			if v != orig[c][i] {
+				t.Fatalf("channel %d sample %d outside the ranges changed", c+1, i)
+			}
+		}
+		if math.Abs(peak-amp) > amp*0.01 {
+			t.Errorf("tone peak %.0f, want %.0f (-12 dBFS)", peak, amp)
+		}
+		// 0.58 s + 0.24 s of 1 kHz tone: about 2 crossings per ms.
+		if secs := 0.58 + 0.24; math.Abs(float64(crossings)-2000*secs) > 20 {
+			t.Errorf("%d zero crossings, want about %.0f for 1 kHz", crossings, 2000*secs)
+		}
+	}
+}
+
+func equal(a, b []int16) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestBeepRangesErrors(t *testing.T) {
+	if _, err := BeepRanges(nil, 0, nil, ToneConfig{}); err == nil {
+		t.Error("nil PCM accepted")
+	}
+	bad := &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{make([]int16, 10), make([]int16, 9)}}
+	if _, err := BeepRanges(bad, 0, nil, ToneConfig{}); err == nil {
+		t.Error("unequal channels accepted")
+	}
+	ok := &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{make([]int16, 10)}}
+	if _, err := BeepRanges(ok, 0, nil, ToneConfig{LevelDBFS: 3}); err == nil || !strings.Contains(err.Error(), "LevelDBFS") {
+		t.Errorf("positive level: %v", err)
+	}
+	if _, err := BeepRanges(ok, 0, nil, ToneConfig{FrequencyHz: -1}); err == nil || !strings.Contains(err.Error(), "FrequencyHz") {
+		t.Errorf("negative frequency: %v", err)
+	}
+	var buf bytes.Buffer
+	if err := DefaultEncoder(context.Background(), ok, "ogg", &buf); err == nil {
+		t.Error("unknown format accepted")
+	}
+}
+
+func TestRedactAudioStageNeedsAudio(t *testing.T) {
+	j := job("Sarah called.", transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), RedactPIIPolicies: []string{"person_name"}})
+	if err := (RedactAudioStage{}).Apply(context.Background(), j); err == nil {
+		t.Error("no audio and no blob store: want an error")
+	}
+}
+
+// failingBlobs fails every Put.
+type failingBlobs struct{ transcribe.BlobStore }
+
+func (failingBlobs) Put(context.Context, string, io.Reader) (int64, error) {
+	return 0, errors.New("disk full")
+}
+
+func TestRedactAudioStageStoreError(t *testing.T) {
+	j := job("Sarah called.", transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), RedactPIIPolicies: []string{"person_name"}, RedactPIIAudioQuality: strp("wav")})
+	j.Audio = &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{noise(16000, 3)}}
+	j.Blobs = failingBlobs{}
+	if err := (RedactAudioStage{}).Apply(context.Background(), j); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("store error: %v", err)
+	}
+	if j.Transcript.RedactedKey != "" {
+		t.Error("RedactedKey set although storing failed")
+	}
+}
+
+func strp(s string) *string { return &s }
+
+// TestRedactedSpeech is the done-when example: a flite recording
+// of a name and a phone number, recognized by pocketsphinx and formatted
+// by textfmt, comes back with both hashed in the text, and the redacted
+// audio has a tone where they were: the recognizer finds none of their
+// words in it, and every sample outside the spans is unchanged.
+func TestRedactedSpeech(t *testing.T) {
+	const say = "hi my name is sarah johnson and my number is five five five one two three four"
+	clip := readWAV(t, testaudio.Speech(t, "slt", say))
+	ws := formatted(recognize(t, clip))
+	if got := transcribe.JoinWords(ws); !strings.Contains(got, "Sarah johnson") || !strings.Contains(got, "555-1234") {
+		t.Fatalf("recognition changed; formatted text %q", got)
+	}
+	for _, quality := range []string{"wav", "mp3"} {
+		t.Run(quality, func(t *testing.T) {
+			p := transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), EntityDetection: yes(),
+				RedactPIIPolicies: []string{"person_name", "phone_number"}, RedactPIIAudioQuality: strp(quality)}
+			p.Normalize()
+			blobs := memory.NewBlobStore()
+			tr := &transcribe.Transcript{ID: "tx1", TranscriptParams: p, Words: append([]transcribe.Word(nil), ws...)}
+			// The media's first 2 s were cut by audio_start_from: word
+			// times are in media time, the audio starts at 2000 ms.
+			const offset = 2000
+			for i := range tr.Words {
+				tr.Words[i].Start += offset
+				tr.Words[i].End += offset
+			}
+			j := &transcribe.Job{Transcript: tr, Audio: &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{clip}}, OffsetMS: offset, Blobs: blobs}
+			spans := Detector{}.Spans(tr.Words)
+			ranges := Ranges(tr.Words, spans, p.RedactPIIPolicies)
+			for _, s := range Stages() {
+				if s.Enabled(&tr.TranscriptParams) {
+					if err := s.Apply(context.Background(), j); err != nil {
+						t.Fatalf("%s: %v", s.Name(), err)
+					}
+				}
+			}
+			text := transcribe.JoinWords(tr.Words)
+			if !strings.HasSuffix(text, " my name is ##### ####### and my number is ########.") {
+				t.Errorf("redacted text %q", text)
+			}
+			if show(tr.Entities) != "person_name:##### ####### | phone_number:########" {
+				t.Errorf("entities %s", show(tr.Entities))
+			}
+			if tr.RedactedKey != transcribe.RedactedAudioKey("tx1", quality) {
+				t.Fatalf("RedactedKey %q", tr.RedactedKey)
+			}
+			rc, err := blobs.Open(context.Background(), tr.RedactedKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := io.ReadAll(rc)
+			rc.Close()
+			var red []int16
+			if quality == "wav" {
+				if red, err = parseWAV(data); err != nil {
+					t.Fatal(err)
+				}
+				if len(red) != len(clip) {
+					t.Fatalf("redacted audio has %d samples, original %d", len(red), len(clip))
+				}
+				for i := range clip {
+					if !inRanges(i, 16000, offset, ranges, 40) && red[i] != clip[i] {
+						t.Fatalf("sample %d outside the redacted spans changed", i)
+					}
+				}
+			} else {
+				red = decodeMP3(t, data)
+				if d := len(red) - len(clip); d < -1600 || d > 1600 {
+					t.Errorf("MP3 is %d samples, original %d", len(red), len(clip))
+				}
+			}
+			heard := recognize(t, red)
+			got := strings.Fields(transcribe.JoinWords(heard))
+			t.Logf("recognized in the redacted %s: %q", quality, strings.Join(got, " "))
+			for _, w := range got {
+				switch w {
+				case "sarah", "johnson", "five", "one", "two", "three", "four":
+					t.Errorf("redacted word %q still recognized in the redacted audio", w)
+				}
+			}
+			if !strings.Contains(strings.Join(got, " "), "my name") {
+				t.Errorf("unredacted words lost: %q", got)
+			}
+		})
+	}
+}
+
+func decodeMP3(t *testing.T, data []byte) []int16 {
+	t.Helper()
+	testaudio.Need(t, "ffmpeg")
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.mp3"), filepath.Join(dir, "out.wav")
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("ffmpeg", "-nostdin", "-loglevel", "error", "-i", in, "-ar", "16000", "-ac", "1", "-c:a", "pcm_s16le", out).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg could not decode the redacted MP3: %v: %s", err, b)
+	}
+	return readWAV(t, out)
+}

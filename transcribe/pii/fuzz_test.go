@@ -1,0 +1,46 @@
+package pii
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// FuzzDetect checks that detection and redaction never panic and always
+// return well-formed, ordered, non-overlapping spans of known types.
+func FuzzDetect(f *testing.F) {
+	for _, c := range detectCases {
+		f.Add(c.text)
+	}
+	f.Add("( ) $ @ . - 1 2 3 dot dot at www")
+	f.Add("my name is")
+	f.Add("from June 3rd to")
+	f.Fuzz(func(t *testing.T, text string) {
+		ws := words(text)
+		spans := Detector{}.Spans(ws)
+		prev := 0
+		for _, s := range spans {
+			if s.From < prev || s.To <= s.From || s.To > len(ws) {
+				t.Fatalf("bad span %+v (previous end %d) over %d words", s, prev, len(ws))
+			}
+			if !contains(transcribe.PIIPolicies(), s.Type) {
+				t.Fatalf("unknown type %q", s.Type)
+			}
+			prev = s.To
+		}
+		for _, sub := range []string{SubHash, SubEntityName} {
+			out, os := Redact(ws, spans, transcribe.PIIPolicies(), sub)
+			if len(os) != len(spans) {
+				t.Fatalf("%d spans after redaction, %d before", len(os), len(spans))
+			}
+			for _, s := range os {
+				for _, w := range out[s.From:s.To] {
+					if sub == SubHash && strings.Trim(w.Text, "#"+leadPunct+trailPunct) != "" {
+						t.Fatalf("word %q of a redacted span is not hashed", w.Text)
+					}
+				}
+			}
+		}
+	})
+}
