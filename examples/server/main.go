@@ -70,6 +70,12 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	// Temp files of Puts cut off by a crash are useless; drop them.
+	if n, err := blobs.RemoveStale(context.Background(), time.Hour); err != nil {
+		log.Warn("removing stale upload fragments", "err", err)
+	} else if n > 0 {
+		log.Info("removed stale upload fragments", "count", n)
+	}
 	rec, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: cfg.Decoders})
 	if err != nil {
 		return err
