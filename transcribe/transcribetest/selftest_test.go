@@ -125,7 +125,23 @@ func (s brokenStore) ClaimJob(ctx context.Context, owner string, now time.Time, 
 		r.LeaseUntil = now.Add(lease)
 		return r, nil
 	}
-	return s.Store.ClaimJob(ctx, owner, now, lease)
+	r, err := s.Store.ClaimJob(ctx, owner, now, lease)
+	if s.bug == "claim-racy" {
+		// Like a SELECT-then-UPDATE claim: a caller arriving just after
+		// another claim sees the job it took as still claimable.
+		type claim struct {
+			r  *transcribe.Record
+			at time.Time
+		}
+		if err == nil {
+			s.cache.Store("last claim", claim{r, time.Now()})
+		} else if v, ok := s.cache.Load("last claim"); ok && time.Since(v.(claim).at) < 50*time.Millisecond {
+			c := *v.(claim).r
+			c.LeaseOwner = owner
+			return &c, nil
+		}
+	}
+	return r, err
 }
 
 func (s brokenStore) DeleteUpload(ctx context.Context, id string) error {
@@ -213,6 +229,7 @@ func TestSuitesCatchBugs(t *testing.T) {
 		{"list-created-before-inclusive", "Store/ListCreated"},
 		{"update-ignores-lease", "Store/UpdateLease"},
 		{"claim-ignores-live-lease", "Store/ClaimJobSkips"},
+		{"claim-racy", "Store/ClaimJobReclaimRace"},
 		{"delete-upload-missing-errors", "Store/Uploads"},
 		{"delivery-ignores-next-attempt", "Store/DeliveryClaimOrder"},
 		{"extend-ignores-owner", "Store/ExtendLease"},

@@ -57,6 +57,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.Store) {
 		{"ClaimJobExpiredLease", testClaimJobExpiredLease},
 		{"ClaimJobRequeued", testClaimJobRequeued},
 		{"ClaimJobConcurrent", testClaimJobConcurrent},
+		{"ClaimJobReclaimRace", testClaimJobReclaimRace},
 		{"ExtendLease", testExtendLease},
 		{"Uploads", testUploads},
 		{"Deliveries", testDeliveries},
@@ -845,6 +846,48 @@ func testClaimJobConcurrent(t *testing.T, s transcribe.Store) {
 	for id, owner := range claimed {
 		if r := mustGet(t, s, id); r.LeaseOwner != owner || r.Status != transcribe.StatusProcessing {
 			t.Errorf("job %s: stored owner %q status %s, claimed by %s", id, r.LeaseOwner, r.Status, owner)
+		}
+	}
+}
+
+// testClaimJobReclaimRace: when a lease runs out, workers race to take the
+// job over; exactly one wins each round.
+func testClaimJobReclaimRace(t *testing.T, s transcribe.Store) {
+	const rounds, workers = 12, 6
+	mustCreate(t, s, rec("j", "p", 0))
+	mustClaim(t, s, "w-start", base, time.Minute)
+	for round := range rounds {
+		now := base.Add(time.Duration(round+1) * 2 * time.Minute) // the last lease has run out
+		var (
+			wg      sync.WaitGroup
+			mu      sync.Mutex
+			winners []string
+		)
+		start := make(chan struct{})
+		for w := range workers {
+			owner := fmt.Sprintf("r%d-w%d", round, w)
+			wg.Go(func() {
+				<-start
+				r, err := s.ClaimJob(context.Background(), owner, now, time.Minute)
+				if errors.Is(err, transcribe.ErrNoJob) {
+					return
+				}
+				if err != nil {
+					t.Errorf("ClaimJob: %v", err)
+					return
+				}
+				mu.Lock()
+				winners = append(winners, owner+"/"+r.ID)
+				mu.Unlock()
+			})
+		}
+		close(start)
+		wg.Wait()
+		if len(winners) != 1 {
+			t.Fatalf("round %d: %d workers took over the expired job: %v", round, len(winners), winners)
+		}
+		if got := mustGet(t, s, "j"); got.LeaseOwner+"/j" != winners[0] || !got.LeaseUntil.Equal(now.Add(time.Minute)) {
+			t.Fatalf("round %d: stored lease %q until %v, winner %s", round, got.LeaseOwner, got.LeaseUntil, winners[0])
 		}
 	}
 }
