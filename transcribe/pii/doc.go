@@ -1,0 +1,156 @@
+// Package pii finds entities in transcripts (entity_detection) and redacts
+// personally identifiable information from the text (redact_pii) and the
+// audio (redact_pii_audio).
+//
+// # Entry points
+//
+//   - Stages returns the three pipeline stages in order: EntityStage,
+//     RedactAudioStage, RedactStage. They run after the textfmt stages
+//     (they read formatted tokens such as "$25", "555-1234",
+//     "john@example.com") and before utterances are built
+//     (transcribe/pipeline.Default wires them so).
+//   - Detector.Detect / Detector.Spans find entities of the 44 types of
+//     transcribe.PIIPolicies in formatted words.
+//   - Redact replaces the words of chosen entity types ("hash" or
+//     "entity_name"); Ranges gives their time ranges; BeepRanges puts a
+//     tone over those ranges of the audio; DefaultEncoder writes the result
+//     as WAV or MP3 (transcribe/media).
+//
+// # What is stored
+//
+// The Service builds text, utterances (transcribe/diarize), and at request
+// time sentences, paragraphs, SRT/VTT and word search (export) from
+// Transcript.Words, and stores nothing before the stages have run; so
+// redacting the words redacts everything. With redact_pii on, the text of
+// every redacted entity in Transcript.Entities is its redacted form
+// ("##### #######" or "[PERSON_NAME]"): the unredacted text is never
+// stored. Entities of types not in redact_pii_policies keep their text.
+//
+// Substitution ("redact_pii_sub"):
+//
+//   - hash (default): every character of each redacted word except its
+//     leading and trailing punctuation becomes '#': "Sarah" -> "#####",
+//     "555-1234." -> "########.". Punctuation is kept because it belongs to
+//     the sentence; words, times and confidences are kept.
+//   - entity_name: the entity's words become one token "[PERSON_NAME]"
+//     spanning their time (start of the first word, end of the last).
+//
+// # Redacted audio
+//
+// RedactAudioStage writes a copy of the job's audio with every redacted
+// entity, widened by 40 ms on each side to cover recognizer timing slack,
+// replaced by a 1 kHz sine tone at -12 dBFS (5 ms fades inside the span).
+// All other samples are copied unchanged, and the length and timing are
+// those of the original. The audio is the processed audio the words came
+// from: the audio_start_from..audio_end_at range at the recognizer's 16 kHz;
+// with dual_channel or multichannel every channel is redacted (a voice on
+// one channel is usually audible on the others), and MP3 (the default
+// redact_pii_audio_quality, 64 kbit/s) mixes more than two channels to
+// mono. The file is stored under transcribe.RedactedAudioKey and its key
+// set in Transcript.RedactedKey; the Service serves it and sends the
+// redacted_audio webhook. RedactStage runs the audio stage itself if it
+// comes first, so no stage order can skip the audio.
+//
+// # Methods per entity type
+//
+// Candidates from all methods compete: a value named by its cue beats a
+// self-validating pattern, which beats numeric and address rules, names
+// and then gazetteer entries; among equals the longer span wins. Adjacent
+// locations and dates merge ("Springfield, Illinois 62704"). Words of
+// different speakers or channels are never joined.
+//
+//	email_address              pattern (local@domain.tld)
+//	url                        pattern (scheme, www. or a known TLD); spoken "x dot com" is written by textfmt
+//	filename                   name.ext with a known extension; spoken "report dot pdf"
+//	ip_address                 IPv4 dotted quad (each part <= 255) or IPv6 (net.ParseIP); spoken "192 dot 168 dot ..."
+//	phone_number               digit runs parsed by github.com/nyaruka/phonenumbers (possible number, region US),
+//	                           written with separators, +, or 10/11 digits; 7-15 digits after a phone cue
+//	credit_card_number         13-19 digits passing the Luhn check; 12-19 digits after "card"
+//	credit_card_cvv            3-4 digits after "CVV", "security code", ...
+//	credit_card_expiration     MM/YY, month (day) year or 4/6 digits after "expires", "expiration", ...
+//	us_social_security_number  NNN-NN-NNNN valid under SSA rules (area not 000/666/9xx, group, serial); 9 digits after "social security"
+//	passport_number            an identifier (letters and digits, >= 6 characters) after "passport"
+//	drivers_license            an identifier after "driver's license", "license number", ...
+//	account_number             an identifier after "account"
+//	banking_information        an identifier after "routing", "IBAN", "SWIFT", "sort code", ...
+//	healthcare_number          an identifier after "Medicare", "insurance", "member ID", "medical record", ...
+//	vehicle_id                 17-character VIN with a valid check digit; an identifier after "VIN", "license plate"
+//	username                   the word after "username (is)", "handle", ...; @handles
+//	password                   the word or digits after "password", "PIN", "passcode"
+//	number_sequence            other digit strings: >= 5 digits, a leading zero, or separators
+//	date                       month (+ day, + year), "the 5th of May", weekdays, numeric dates, a year after "in/since/..."
+//	date_of_birth              a date near "born", "birthday", "date of birth"
+//	date_interval              "from <date> to <date>", "between <date> and <date>", "<date> to <date>"
+//	time                       H:MM (AM/PM), H AM/PM, H o'clock, noon/midnight after "at"
+//	duration                   number + unit (minutes ... decades), "half an hour", "a couple of weeks"
+//	money_amount               "$25", "$5 million", number + currency word (dollars, euros, pounds...)
+//	person_age                 "N years old", "N-year-old", "aged N", "I'm N"
+//	statistics                 percentages, "N out of M", "one in five people"
+//	physical_attribute         height ("six feet two inches tall"), weight after "weigh", gazetteer (blue eyes, red hair...)
+//	person_name                naming cues ("my name is", "call me", titles "Dr."), given-name gazetteer (about 500)
+//	                           with following surnames (about 330) or capitalised words; ambiguous names
+//	                           (Will, Mark, April) only with a cue or a surname; a surname that is no English word alone
+//	location                   gazetteer of countries, US states and large cities; street addresses
+//	                           ("421 Oak Street, Apt 4"); ZIP codes after a state or "zip code"; words after "I live in", "moved to"
+//	nationality, language      gazetteers; words that are both (French) are a language after "speak", "fluent in", ...
+//	religion, occupation, organization, drug, medical_condition, medical_process, injury, event
+//	                           curated gazetteers (multi-word entries matched longest first)
+//	blood_type                 "O negative", "AB+", "type A"; "A positive" only near "blood"
+//	zodiac_sign, political_affiliation, gender_sexuality, marital_status
+//	                           gazetteers; ambiguous words (Cancer, independent, straight, single) need a context cue
+//
+// # Measured accuracy
+//
+// A labelled corpus of 69 sentences (names, phone numbers, e-mail
+// addresses, card numbers, SSNs, dates, addresses and places, money, ages,
+// organisations, occupations, drugs, conditions and procedures; 100
+// entities) is measured twice by TestCorpusReference and
+// TestCorpusRecognized: on its reference text formatted by textfmt, and
+// spoken by flite (voices slt and rms), recognized by adapters/pocketsphinx
+// (word error rate 17.8%) and formatted by textfmt. A found entity is
+// right when a label of the same type matches its text (equal, or one
+// containing the other with >= 60% of its characters). "Heard" counts only
+// the labels whose text the recognizer got right.
+//
+//	                           reference text          recognized speech
+//	type                       gold  precision recall  precision recall  heard recall
+//	phone_number                  6     100%    100%      85.7%   100%      6  100%
+//	email_address                 4     100%    100%        -       0%      0    -
+//	credit_card_number            4     100%    100%      100%     75%      2  100%
+//	us_social_security_number     2     100%    100%      100%     50%      2   50%
+//	date                          7     100%    100%      62.5%   71.4%     5  100%
+//	date_of_birth                 4     100%    100%      100%     75%      4   75%
+//	money_amount                  9     100%    100%      100%    100%      8  100%
+//	person_name                  16     100%    100%      68.8%   68.8%    10  100%
+//	location                     18     100%    100%      94.4%   94.4%    16  100%
+//	person_age                    4     100%    100%      100%     25%      1  100%
+//	organization                  4     100%    100%      100%    100%      4  100%
+//	occupation                    4     100%    100%      100%     50%      2  100%
+//	drug                          5     100%    100%      100%     60%      3  100%
+//	medical_condition             5     100%    100%      100%     80%      4  100%
+//	medical_process               5     100%    100%      100%    100%      5  100%
+//	credit_card_cvv, _expiration, time: 3 labels, 100% on the reference; cvv and time found on speech, the expiry not
+//	all types                           100%              84.4%
+//	pattern types (phone, e-mail, card, SSN, date, date of birth, money): recall 100% / 75.0% / heard 92.6%
+//
+// On the reference text the detector meets every target (recall >= 95% for
+// pattern types, >= 85% for names and locations, precision >= 90%). On
+// recognized speech the losses are the recognizer's: e-mail addresses are
+// never recognized whole ("john at example dot com" becomes "John an
+// example.com"), names are misheard ("nancy lee" -> "man chile"), and lost
+// cue words ("born", "social security", "expires", "old") turn a date of
+// birth into a date, an SSN into a number sequence, an age into a
+// duration; most false positives are entities in misheard words ("Chile",
+// "Tommy"). Over the labels the recognizer heard right, recall is 100% for
+// names and locations and 92.6% for pattern types (the misses are the
+// lost cues). The tests assert these figures with a small margin.
+//
+// The done-when example (TestRedactedSpeech): flite says "hi my name is
+// sarah johnson and my number is five five five one two three four";
+// after recognition, formatting and the stages the text reads "... my name
+// is ##### ####### and my number is ########.", and recognizing the
+// redacted WAV and MP3 finds none of the redacted words while every sample
+// outside the spans is unchanged.
+//
+// All types are safe for concurrent use; Detector's zero value is ready.
+package pii
