@@ -563,3 +563,81 @@ func BenchmarkCreate(b *testing.B) {
 		}
 	}
 }
+
+const crashEnv = "EARSHOT_SQLITE_CRASH_CHILD"
+
+// TestCrashChild is run by TestCrashRecovery: it writes records, reports
+// them and then waits to be killed, never closing the database.
+func TestCrashChild(t *testing.T) {
+	path := os.Getenv(crashEnv)
+	if path == "" {
+		t.Skip("helper process for TestCrashRecovery")
+	}
+	s, err := Open(Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 50 {
+		r := queued(fmt.Sprintf("c%02d", i))
+		if err := s.Create(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.ClaimJob(ctx, "doomed", base, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("written")
+	time.Sleep(time.Minute) // killed before this ends
+}
+
+// TestCrashRecovery: a process killed with SIGKILL after its writes
+// returned loses none of them, and its claimed job is reclaimed once the
+// lease runs out.
+func TestCrashRecovery(t *testing.T) {
+	if os.Getenv(crashEnv) != "" {
+		t.Skip("in the child")
+	}
+	path := filepath.Join(t.TempDir(), "earshot.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), crashEnv+"="+path)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() || sc.Text() != "written" {
+		cmd.Process.Kill()
+		t.Fatalf("child did not finish writing: %q %v", sc.Text(), sc.Err())
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if _, err := os.Stat(path + "-wal"); err != nil {
+		t.Logf("no WAL left behind: %v", err)
+	}
+
+	s := openTemp(t, Config{Path: path})
+	defer s.Close()
+	ctx := t.Context()
+	recs, err := s.List(ctx, transcribe.ListQuery{ProjectID: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 50 {
+		t.Fatalf("%d of 50 records survived the crash", len(recs))
+	}
+	got, err := s.Get(ctx, "c00")
+	if err != nil || got.LeaseOwner != "doomed" || got.Status != transcribe.StatusProcessing {
+		t.Fatalf("the crashed worker's job: %+v %v", got, err)
+	}
+	// Its lease runs out and another worker takes the job over.
+	if j, err := s.ClaimJob(ctx, "survivor", base.Add(2*time.Minute), time.Minute); err != nil || j.ID != "c00" {
+		t.Errorf("reclaim after the crash: %v %v", j, err)
+	}
+}
