@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -942,12 +943,7 @@ func (s *Service) applyLanguage(t *Transcript) error {
 }
 
 func sortWords(ws []Word) {
-	// insertion-friendly stable sort by start time
-	for i := 1; i < len(ws); i++ {
-		for j := i; j > 0 && ws[j].Start < ws[j-1].Start; j-- {
-			ws[j], ws[j-1] = ws[j-1], ws[j]
-		}
-	}
+	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Start < ws[j].Start })
 }
 
 // trim cuts pcm to [start, end) milliseconds and returns the offset in ms.

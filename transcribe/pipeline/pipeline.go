@@ -3,14 +3,16 @@
 //
 // Order (each stage enables itself from the request's parameters):
 //
-//  1. text formatting (transcribe/textfmt): inverse text normalisation,
+//  1. speaker labels on the recognized words (transcribe/diarize
+//     SpeakerStage), first, so that formatting ends sentences at speaker
+//     turns and never merges words across them;
+//  2. text formatting (transcribe/textfmt): inverse text normalisation,
 //     punctuation, filler removal, casing, custom spelling, profanity;
-//  2. entities and PII redaction (transcribe/pii): entity detection, the
+//  3. entities and PII redaction (transcribe/pii): entity detection, the
 //     redacted audio copy, then redaction of the words themselves, so no
 //     later stage, export or stored field sees the unredacted text;
-//  3. speakers and utterances (transcribe/diarize): speaker labels on words,
-//     then utterances turn by turn (speaker or channel), built from the
-//     redacted words.
+//  4. utterances turn by turn (speaker or channel), built from the final,
+//     redacted words (transcribe/diarize UtteranceStage).
 //
 // Later analysis stages (sentiment, topics, summaries...) slot in after
 // redaction, so they only ever see redacted words.
@@ -27,8 +29,9 @@ import (
 // call; callers may insert their own stages.
 func Default() []transcribe.Stage {
 	var s []transcribe.Stage
+	s = append(s, &diarize.SpeakerStage{})
 	s = append(s, textfmt.Stages()...)
 	s = append(s, pii.Stages()...)
-	s = append(s, diarize.Stages()...)
+	s = append(s, diarize.UtteranceStage{})
 	return s
 }
