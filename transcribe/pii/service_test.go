@@ -44,7 +44,7 @@ func TestServiceRedactsEverywhere(t *testing.T) {
 	svc, err := transcribe.NewService(transcribe.Config{
 		Store: memory.New(), Blobs: blobs, Recognizer: rec, Decoder: dec, Key: transcribe.NewKey(),
 		PublicURL: "http://earshot.test", Workers: 1, PollInterval: 10 * time.Millisecond, Stages: pipeline.Default(),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Notifier: transcribe.NotifierFunc(func(ctx context.Context, n transcribe.Notification) error { notes <- n; return nil }),
 	})
 	if err != nil {
