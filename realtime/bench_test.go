@@ -327,15 +327,31 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// threadCPU returns the CPU time of the calling OS thread (the caller
+// locks its goroutine to the thread).
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	const rusageThread = 1 // RUSAGE_THREAD
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkSessionCPU feeds the speech clip through the session engine
 // (recognizer included, no WebSocket) as fast as it goes and reports CPU
-// seconds per second of audio, and the number of real-time sessions the
-// machine's cores could carry at that cost with 30% headroom. CPU time,
-// unlike wall time, does not depend on what else the machine runs.
+// seconds per second of audio, the number of real-time sessions the
+// machine's cores could carry at that cost with 30% headroom, and the CPU
+// time of handling the chunk that ends an utterance (the floor of the
+// final-transcript latency) and of other chunks. CPU time, unlike wall
+// time, does not depend on what else the machine runs.
 func BenchmarkSessionCPU(b *testing.B) {
 	rec, _ := benchRecognizer(b, 1)
 	pcm, _ := benchClip(b, 4)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	var audio, cpu, wall time.Duration
+	var finalCPU, otherCPU []time.Duration
 	for i := 0; i < b.N; i++ {
 		s, err := NewSession(context.Background(), Config{Recognizer: rec}, SessionOptions{})
 		if err != nil {
@@ -343,8 +359,20 @@ func BenchmarkSessionCPU(b *testing.B) {
 		}
 		c0, w0 := cpuTime(), time.Now()
 		for _, ch := range chunks(pcm, 100, 16000) {
-			if _, err := s.Audio(ch); err != nil {
+			t0 := threadCPU()
+			msgs, err := s.Audio(ch)
+			d := threadCPU() - t0
+			if err != nil {
 				b.Fatal(err)
+			}
+			final := false
+			for _, m := range msgs {
+				final = final || m.Type() == TypeFinalTranscript
+			}
+			if final {
+				finalCPU = append(finalCPU, d)
+			} else {
+				otherCPU = append(otherCPU, d)
 			}
 		}
 		if _, err := s.Terminate(); err != nil {
@@ -358,5 +386,9 @@ func BenchmarkSessionCPU(b *testing.B) {
 	b.ReportMetric(perSec, "cpu-s/audio-s")
 	b.ReportMetric(wall.Seconds()/audio.Seconds(), "wall-s/audio-s")
 	b.ReportMetric(float64(runtime.NumCPU())*0.7/perSec, "est-realtime-sessions")
+	b.ReportMetric(float64(quantile(finalCPU, 0.5).Microseconds())/1000, "final-chunk-cpu-ms-p50")
+	b.ReportMetric(float64(quantile(finalCPU, 0.9).Microseconds())/1000, "final-chunk-cpu-ms-p90")
+	b.ReportMetric(float64(quantile(otherCPU, 0.5).Microseconds())/1000, "chunk-cpu-ms-p50")
+	b.ReportMetric(float64(quantile(otherCPU, 0.9).Microseconds())/1000, "chunk-cpu-ms-p90")
 	b.ReportMetric(0, "ns/op")
 }
