@@ -11,6 +11,7 @@
 //     leaving nothing behind, concurrent use, and FileBlobStore.Path.
 //   - RunRecognizerTests checks a transcribe.Recognizer (and its streaming
 //     extension) on real speech, driven by its RecognizerFeatures.
+//   - RunNotifierTests checks a transcribe.Notifier.
 //   - FakeRecognizer is a scripted transcribe.Recognizer that counts its
 //     calls, honours its context and can fail on demand; SpreadWords lays
 //     a text's words over audio for it.
