@@ -62,7 +62,7 @@ type receiver struct {
 	arrived   chan struct{}
 }
 
-func newReceiver(t *testing.T, c *clock, statuses ...int) *receiver {
+func newReceiver(t testing.TB, c *clock, statuses ...int) *receiver {
 	t.Helper()
 	if len(statuses) == 0 {
 		statuses = []int{200}
@@ -189,7 +189,7 @@ type env struct {
 	status *statusLog
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	st := memory.New()
 	t.Cleanup(func() { st.Close() })
@@ -220,7 +220,7 @@ func (b *logBuffer) Logger() *slog.Logger { return slog.New(slog.NewTextHandler(
 
 // notifier returns a Notifier on e's store, key and clock; edit adjusts the
 // config (it may be nil).
-func (e *env) notifier(t *testing.T, edit func(*webhook.Config)) *webhook.Notifier {
+func (e *env) notifier(t testing.TB, edit func(*webhook.Config)) *webhook.Notifier {
 	t.Helper()
 	c, err := transcribe.NewCipher(e.key)
 	if err != nil {

@@ -165,13 +165,15 @@ func New(cfg Config) (*Notifier, error) {
 	return n, nil
 }
 
-// payload is what a delivery's sealed Data holds.
+// payload is what a delivery's sealed Data holds. The URL and header are
+// kept as bytes (base64 in JSON) so that no byte is changed: JSON strings
+// would turn invalid UTF-8 into U+FFFD.
 type payload struct {
 	Event       transcribe.Event `json:"event"`
-	URL         string           `json:"url"`
+	URL         []byte           `json:"url"`
 	Body        json.RawMessage  `json:"body"`
-	HeaderName  string           `json:"header_name,omitempty"`
-	HeaderValue string           `json:"header_value,omitempty"`
+	HeaderName  []byte           `json:"header_name,omitempty"`
+	HeaderValue []byte           `json:"header_value,omitempty"`
 }
 
 type transcriptBody struct {
@@ -224,6 +226,18 @@ func validHeaderName(s string) bool {
 	return true
 }
 
+// validHeaderValue reports whether s can be sent as an HTTP header value:
+// no control characters other than horizontal tab (RFC 9110 field-value;
+// Go's client refuses the others).
+func validHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 // Notify implements transcribe.Notifier: it validates n and stores it as a
 // pending delivery, due now, then wakes the dispatcher. It does no network
 // I/O. The error wraps ErrInvalid for a bad Notification, or is the
@@ -240,16 +254,19 @@ func (n *Notifier) Notify(ctx context.Context, note transcribe.Notification) err
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return invalid("webhook URL must be an absolute http or https URL")
 	}
+	if strings.IndexFunc(note.URL, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
+		return invalid("webhook URL contains a space or control character; percent-encode it")
+	}
 	if note.HeaderName != "" && !validHeaderName(note.HeaderName) {
 		return invalid("auth header name %q is not a valid HTTP header name", note.HeaderName)
 	}
 	if note.HeaderName == "" && note.HeaderValue != "" {
 		return invalid("auth header value given without a header name")
 	}
-	if strings.ContainsAny(note.HeaderValue, "\r\n\x00") {
-		return invalid("auth header value contains a line break or NUL")
+	if !validHeaderValue(note.HeaderValue) {
+		return invalid("auth header value contains a control character (line breaks and NUL included)")
 	}
-	plain, err := json.Marshal(payload{Event: note.Event, URL: note.URL, Body: body, HeaderName: note.HeaderName, HeaderValue: note.HeaderValue})
+	plain, err := json.Marshal(payload{Event: note.Event, URL: []byte(note.URL), Body: body, HeaderName: []byte(note.HeaderName), HeaderValue: []byte(note.HeaderValue)})
 	if err != nil {
 		return fmt.Errorf("webhook: encoding delivery: %w", err)
 	}
@@ -414,7 +431,7 @@ func (n *Notifier) attempt(ctx context.Context, d *transcribe.Delivery) {
 		n.finish(bg, log, d, true)
 		return
 	}
-	log = log.With("url", redact(p.URL), "event", p.Event)
+	log = log.With("url", redact(string(p.URL)), "event", p.Event)
 
 	resp, outcome, err := n.send(ctx, &p)
 	code := 0
@@ -485,14 +502,14 @@ func (n *Notifier) finish(ctx context.Context, log *slog.Logger, d *transcribe.D
 func (n *Notifier) send(ctx context.Context, p *payload) (*http.Response, Outcome, error) {
 	actx, cancel := context.WithTimeout(ctx, n.cfg.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, p.URL, bytes.NewReader(p.Body))
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, string(p.URL), bytes.NewReader(p.Body))
 	if err != nil {
 		return nil, Fail, fmt.Errorf("webhook: bad URL: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", n.cfg.UserAgent)
-	if p.HeaderName != "" {
-		req.Header.Set(p.HeaderName, p.HeaderValue)
+	if len(p.HeaderName) > 0 {
+		req.Header.Set(string(p.HeaderName), string(p.HeaderValue))
 	}
 	resp, err := n.client.Do(req)
 	if err != nil {

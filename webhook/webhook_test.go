@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -87,7 +88,7 @@ func TestStoredDeliveryIsSealed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Data does not open with the delivery id: %v", err)
 	}
-	if !bytes.Contains(plain, []byte("very-secret-header-value")) {
+	if !bytes.Contains(plain, []byte(base64.StdEncoding.EncodeToString([]byte("Bearer very-secret-header-value")))) {
 		t.Errorf("opened Data lacks the header value: %s", plain)
 	}
 	if _, err := c.Open("another-id", d.Data); err == nil {
@@ -434,6 +435,7 @@ func TestNotifyValidation(t *testing.T) {
 		"relative URL":       func(x *transcribe.Notification) { x.URL = "/hook" },
 		"ftp URL":            func(x *transcribe.Notification) { x.URL = "ftp://example.com/" },
 		"bad URL":            func(x *transcribe.Notification) { x.URL = "http://[::1" },
+		"space in URL":       func(x *transcribe.Notification) { x.URL = "https://example.com/hook?a=b c" },
 		"bad header name":    func(x *transcribe.Notification) { x.HeaderName, x.HeaderValue = "X Bad", "v" },
 		"value without name": func(x *transcribe.Notification) { x.HeaderValue = "v" },
 		"CRLF in value":      func(x *transcribe.Notification) { x.HeaderName, x.HeaderValue = "X-A", "v\r\nX-Injected: 1" },
