@@ -75,19 +75,25 @@ type Delivery struct {
 //     an error wrapping ErrLeaseLost.
 //   - List returns up to q.Limit records of q.ProjectID matching q, newest
 //     (highest Seq) first, never deleted ones unless q.IncludeDeleted.
-//   - ClaimJob atomically picks the oldest record that is queued, or
+//   - ClaimJob atomically picks the oldest (lowest Seq) record that is queued, or
 //     processing with LeaseUntil before now, sets it to processing with the
 //     given owner and lease, and returns it; ErrNoJob when there is none.
 //     Deleted records are never claimed. Two concurrent claims never return
 //     the same record while its lease holds.
 //   - ExtendLease moves LeaseUntil of a record still leased by owner; an
-//     error wrapping ErrLeaseLost otherwise.
+//     error wrapping ErrLeaseLost otherwise (ErrNotFound or ErrLeaseLost
+//     for an absent id).
 //   - SeqOf returns the Seq of id within project, ErrNotFound otherwise.
-//   - CreateUpload/GetUpload/DeleteUpload keep upload ownership; GetUpload
+//   - CreateUpload/GetUpload/DeleteUpload keep upload ownership; a
+//     duplicate CreateUpload returns an error wrapping ErrExists; GetUpload
 //     returns ErrNotFound for unknown ids; DeleteUpload of an absent id is nil.
 //   - AddDelivery, ClaimDelivery, UpdateDelivery work like Create, ClaimJob
 //     and Update for deliveries: ClaimDelivery returns the not-done delivery
-//     with the earliest NextAttempt <= now whose lease is free or expired.
+//     with the earliest NextAttempt <= now (ties: smaller id) whose lease
+//     is free (no owner) or expired (LeaseUntil before now).
+//   - Seq may have gaps (a failed Create may use a number up). List with
+//     Limit <= 0 returns every match. Times are kept to at least the
+//     microsecond.
 //   - Close releases resources.
 type Store interface {
 	Create(ctx context.Context, r *Record) error
