@@ -1016,7 +1016,13 @@ func buildGaz() (map[string][]gazEntry, int) {
 	add("event", events)
 	add("physical_attribute", physicalAttributes)
 	for _, f := range strings.Fields(ambiguousPlaces) {
-		m[f] = append([]gazEntry{{"location", true}}, m[f]...)
+		es := []gazEntry{{"location", true}}
+		for _, e := range m[f] {
+			if e.typ != "location" {
+				es = append(es, e)
+			}
+		}
+		m[f] = es
 	}
 	for _, f := range strings.Fields(bothLangNat) {
 		m[f] = append(m[f], gazEntry{"language", false}, gazEntry{"nationality", false})
@@ -1121,6 +1127,21 @@ func (r *run) pickGaz(es []gazEntry, from, to int) string {
 	return ""
 }
 
+var (
+	determiners = set(`the a an some my your our his her their this that these those`)
+	// personNouns may follow an attribute that describes a person
+	// ("a single mother", "a straight guy").
+	personNouns = set(`and but now again too mom mother dad father parent parents woman women man men guy guys
+person people friend friends couple`)
+)
+
+// standsAlone reports whether the word before to ends its phrase: a
+// clause boundary, the end, or a word that keeps it about a person ("I'm
+// single and ...", "a single mother"), not "a single page".
+func (r *run) standsAlone(to int) bool {
+	return to >= len(r.t) || r.t[to-1].punct || personNouns[r.k(to)]
+}
+
 // ambiguous returns the type of an ambiguous gazetteer entry when its
 // context cue is there, else "".
 func (r *run) ambiguous(e gazEntry, from, to int) string {
@@ -1135,15 +1156,15 @@ func (r *run) ambiguous(e gazEntry, from, to int) string {
 				return e.typ
 			}
 		case "gender_sexuality":
-			if r.window(from, from, 3, genderCue) {
+			if r.window(from, from, 3, genderCue) && r.standsAlone(to) {
 				return e.typ
 			}
 		case "marital_status":
-			if r.window(from, from, 3, maritalCue) {
+			if r.window(from, from, 3, maritalCue) && r.standsAlone(to) {
 				return e.typ
 			}
 		case "location":
-			if placePrep[r.k(from-1)] || r.t[from].capital && !r.t[from].sentStart && !given[r.k(from)] {
+			if placePrep[r.k(from-1)] || r.t[from].capital && !r.t[from].sentStart && !given[r.k(from)] && !determiners[r.k(from-1)] {
 				return e.typ
 			}
 		}
@@ -1157,8 +1178,10 @@ func (r *run) ambiguous(e gazEntry, from, to int) string {
 var (
 	streetSuffix = set(`street st avenue ave road rd boulevard blvd lane ln drive dr court ct way
 place pl parkway pkwy highway hwy circle terrace square`)
-	unitWords = set(`apartment apt suite unit`)
-	liveCues  = []string{"live in", "lives in", "living in", "live at", "lives at", "live on", "lives on", "moved to", "move to", "grew up in", "born in", "located in", "based in", "from", "visiting", "address is"}
+	unitWords    = set(`apartment apt suite unit`)
+	strongSuffix = set(`street st avenue ave road rd boulevard blvd parkway pkwy highway hwy lane`)
+	streetPrep   = set(`on at to from near down up along off of`)
+	liveCues     = []string{"live in", "lives in", "living in", "live at", "lives at", "live on", "lives on", "moved to", "move to", "grew up in", "born in", "located in", "based in", "from", "visiting", "address is"}
 )
 
 func (r *run) places() {
@@ -1181,6 +1204,23 @@ func (r *run) places() {
 			from := i
 			if p := i - 1; p >= 0 && !r.t[p].punct && isDigits(r.t[p].core) && len(r.t[p].core) <= 6 {
 				from = p
+			}
+			// A house number the formatter left in words ("one oak street").
+			for from == i || from < i && !isDigits(r.t[from].core) {
+				p := from - 1
+				if p < 0 || p < i-4 || r.t[p].punct || !numberWords[r.k(p)] {
+					break
+				}
+				from = p
+			}
+			// Without a house number the street needs a capitalised name
+			// or a street preposition and a street-only suffix: "on Oak
+			// Street", not "the long drive".
+			if from == i {
+				named := r.t[i].capital && !r.t[i].sentStart
+				if !named && !(streetPrep[r.k(i-1)] && strongSuffix[r.k(s)]) {
+					continue
+				}
 			}
 			end := s + 1
 			if !r.t[s].punct && unitWords[r.k(end)] {

@@ -115,7 +115,7 @@ rio_de_janeiro sao_paulo buenos_aires tel_aviv cape_town washington_d.c. silicon
 
 // ambiguousPlaces are places that are also common words or names; they
 // count only after a place cue ("in", "from", "to", "live in", ...).
-const ambiguousPlaces = `turkey chad nice reading mobile jersey paris phoenix georgia jordan
+const ambiguousPlaces = `turkey chad nice reading mobile jersey china phoenix georgia jordan
 austin washington victoria charlotte florence virginia`
 
 // nationalities; those also naming a language are in bothLangNat.
