@@ -355,9 +355,10 @@ func (n *Notifier) Start() {
 	}()
 }
 
-// Close stops the dispatcher started by Start and waits for the attempts
-// in flight (each is bounded by Timeout). Pending deliveries stay in the
-// store. It does not close the Store. Close without Start is a no-op.
+// Close stops the dispatcher started by Start, waits for the attempts in
+// flight (each is bounded by Timeout) and closes the idle connections of
+// the default Client. Pending deliveries stay in the store. It does not
+// close the Store. Start after Close does nothing.
 func (n *Notifier) Close() error {
 	n.mu.Lock()
 	n.started = true // no Start after Close
@@ -366,6 +367,9 @@ func (n *Notifier) Close() error {
 	if cancel != nil {
 		cancel()
 		<-done
+	}
+	if n.cfg.Client == nil {
+		n.client.CloseIdleConnections() // our own client: free its pooled connections
 	}
 	return nil
 }
