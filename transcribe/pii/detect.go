@@ -82,6 +82,9 @@ func (r *run) k(i int) string {
 // phraseAt reports whether the words at i spell phrase (space separated
 // keys) without a clause boundary inside, and returns its length.
 func (r *run) phraseAt(i int, phrase string) int {
+	if p, _, _ := strings.Cut(phrase, " "); r.k(i) != p {
+		return 0 // the common case, without splitting
+	}
 	ps := strings.Fields(phrase)
 	for n, p := range ps {
 		if r.k(i+n) != p || (n < len(ps)-1 && r.t[i+n].punct) {
@@ -1053,34 +1056,54 @@ func (r *run) window(from, to, n int, cues map[string]bool) bool {
 
 func (r *run) gazetteers() {
 	for i := range r.t {
-		for n := min(gazMax, len(r.t)-i); n >= 1; n-- {
-			if r.t[i+n-1].side != r.t[i].side {
-				continue
-			}
-			keys := make([]string, n)
-			ok := true
-			for q := 0; q < n; q++ {
-				keys[q] = r.k(i + q)
-				if q < n-1 && r.t[i+q].punct {
-					ok = false
+		// Grow the phrase while it is a prefix of some entry; keep the
+		// matches, then try them longest first.
+		var ends []int
+		key := ""
+		for n := 1; n <= gazMax && i+n <= len(r.t); n++ {
+			if n > 1 {
+				if r.t[i+n-2].punct || r.t[i+n-1].side != r.t[i].side {
+					break
 				}
+				key += " "
 			}
-			if !ok {
-				continue
+			key += r.k(i + n - 1)
+			if _, ok := gaz[key]; ok {
+				ends = append(ends, n)
 			}
-			es, found := gaz[strings.Join(keys, " ")]
-			if !found {
-				continue
+			if !gazPrefix[key] {
+				break
 			}
-			typ := r.pickGaz(es, i, i+n)
-			if typ == "" {
-				continue
+		}
+		for k := len(ends) - 1; k >= 0; k-- {
+			n := ends[k]
+			if typ := r.pickGaz(gaz[strings.Join(keysOf(r, i, n), " ")], i, i+n); typ != "" {
+				r.add(typ, i, i+n, prioGaz+n)
+				break
 			}
-			r.add(typ, i, i+n, prioGaz+n)
-			break
 		}
 	}
 }
+
+func keysOf(r *run, i, n int) []string {
+	ks := make([]string, n)
+	for q := range ks {
+		ks[q] = r.k(i + q)
+	}
+	return ks
+}
+
+// gazPrefix holds every proper word prefix of a multi-word gazetteer entry.
+var gazPrefix = func() map[string]bool {
+	m := map[string]bool{}
+	for k := range gaz {
+		ws := strings.Fields(k)
+		for n := 1; n < len(ws); n++ {
+			m[strings.Join(ws[:n], " ")] = true
+		}
+	}
+	return m
+}()
 
 // pickGaz chooses the type of a gazetteer match from its context.
 func (r *run) pickGaz(es []gazEntry, from, to int) string {
