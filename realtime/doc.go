@@ -139,8 +139,8 @@
 //	end of the 700 ms pause -> FinalTranscript            430-470 ms median under that load
 //	sessions keeping real time under that load            2 (4 fell behind)
 //
-// The final's latency is the recognizer's end-of-utterance pass plus
-// waiting for CPU; on an idle machine it is about the 76 ms of CPU. 8 kHz
+// The final's latency is the recognizer's end-of-utterance pass (the
+// 76 ms of CPU) plus, on that busy machine, waiting for a core. 8 kHz
 // (telephone) audio is accepted and resampled, but the wideband en-us
 // model recognizes it poorly.
 //
