@@ -26,6 +26,9 @@ type ToneConfig struct {
 	// FadeMS ramps the tone in and out inside the span to avoid clicks.
 	// Default 5 ms; negative: none.
 	FadeMS int64
+	// Silence replaces the spans with silence instead of the tone
+	// (redact_pii_audio_options.override_audio_redaction_method "silence").
+	Silence bool
 }
 
 func (c ToneConfig) withDefaults() ToneConfig {
@@ -82,6 +85,9 @@ func BeepRanges(pcm *transcribe.PCM, offsetMS int64, ranges []transcribe.Timesta
 	pad := max(cfg.PadMS, 0)
 	fade := int(max(cfg.FadeMS, 0) * rate / 1000)
 	amp := 32767 * math.Pow(10, cfg.LevelDBFS/20)
+	if cfg.Silence {
+		amp = 0
+	}
 	for _, rg := range ranges {
 		lo := (rg.Start - pad - offsetMS) * rate / 1000
 		hi := (rg.End + pad - offsetMS) * rate / 1000

@@ -148,6 +148,43 @@ func TestRedactAudioStageStoreError(t *testing.T) {
 
 func strp(s string) *string { return &s }
 
+func TestRedactAudioStageSilence(t *testing.T) {
+	for _, c := range []struct {
+		opts   string
+		silent bool
+	}{{`{"override_audio_redaction_method":"silence"}`, true}, {``, false}, {`{"return_redacted_no_speech_audio":true}`, false}, {`"junk"`, false}} {
+		j := job("Sarah called.", transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), RedactPIIPolicies: []string{"person_name"},
+			RedactPIIAudioQuality: strp("wav"), RedactPIIAudioOptions: []byte(c.opts)})
+		j.Audio = &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{noise(16000, 4)}}
+		blobs := memory.NewBlobStore()
+		j.Blobs = blobs
+		if err := (RedactAudioStage{}).Apply(context.Background(), j); err != nil {
+			t.Fatal(err)
+		}
+		rc, err := blobs.Open(context.Background(), j.Transcript.RedactedKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		pcm, err := parseWAV(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// "Sarah" is 0-250 ms: with 40 ms padding, samples 0..4640 are redacted.
+		zero := true
+		for _, v := range pcm[100:4500] {
+			zero = zero && v == 0
+		}
+		if zero != c.silent {
+			t.Errorf("options %s: silent %v, want %v", c.opts, zero, c.silent)
+		}
+		if pcm[6000] != j.Audio.Channels[0][6000] {
+			t.Errorf("options %s: audio outside the span changed", c.opts)
+		}
+	}
+}
+
 // TestRedactedSpeech is the issue's done-when example: a flite recording
 // of a name and a phone number, recognized by pocketsphinx and formatted
 // by textfmt, comes back with both hashed in the text, and the redacted

@@ -39,7 +39,9 @@
 //
 // RedactAudioStage writes a copy of the job's audio with every redacted
 // entity, widened by 40 ms on each side to cover recognizer timing slack,
-// replaced by a 1 kHz sine tone at -12 dBFS (5 ms fades inside the span).
+// replaced by a 1 kHz sine tone at -12 dBFS (5 ms fades inside the span),
+// or by silence with redact_pii_audio_options
+// {"override_audio_redaction_method": "silence"}.
 // All other samples are copied unchanged, and the length and timing are
 // those of the original. The audio is the processed audio the words came
 // from: the audio_start_from..audio_end_at range at the recognizer's 16 kHz;

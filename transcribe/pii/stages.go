@@ -3,6 +3,7 @@ package pii
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -100,8 +101,9 @@ func (s RedactStage) Apply(ctx context.Context, job *transcribe.Job) error {
 }
 
 // RedactAudioStage writes a copy of the job's audio in which every
-// redacted entity is replaced by a tone (redact_pii_audio): see
-// BeepRanges. The file is stored in job.Blobs under
+// redacted entity is replaced by a tone (redact_pii_audio), or by silence
+// with redact_pii_audio_options {"override_audio_redaction_method":
+// "silence"}: see BeepRanges. The file is stored in job.Blobs under
 // transcribe.RedactedAudioKey(id, quality) and its key set in
 // Transcript.RedactedKey; the Service serves it and sends the
 // redacted_audio webhook.
@@ -117,6 +119,21 @@ type RedactAudioStage struct {
 	Tone ToneConfig
 	// Encode writes the audio; nil means DefaultEncoder.
 	Encode Encoder
+}
+
+// AudioOptions is the shape of redact_pii_audio_options that the stage
+// reads: override_audio_redaction_method "silence" replaces the spans with
+// silence instead of the tone. Other keys and values are ignored.
+type AudioOptions struct {
+	OverrideAudioRedactionMethod string `json:"override_audio_redaction_method"`
+}
+
+func audioOptions(raw json.RawMessage) AudioOptions {
+	var o AudioOptions
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &o) // not an object: the defaults
+	}
+	return o
 }
 
 // Name returns "redact_pii_audio".
@@ -142,7 +159,11 @@ func (s RedactAudioStage) Apply(ctx context.Context, job *transcribe.Job) error 
 		format = "wav"
 	}
 	ranges := Ranges(t.Words, s.Detector.Spans(t.Words), t.RedactPIIPolicies)
-	pcm, err := BeepRanges(job.Audio, job.OffsetMS, ranges, s.Tone)
+	tone := s.Tone
+	if audioOptions(t.RedactPIIAudioOptions).OverrideAudioRedactionMethod == "silence" {
+		tone.Silence = true
+	}
+	pcm, err := BeepRanges(job.Audio, job.OffsetMS, ranges, tone)
 	if err != nil {
 		return err
 	}
