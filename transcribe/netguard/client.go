@@ -43,9 +43,10 @@ type Options struct {
 	// "ip6". Default net.DefaultResolver.LookupNetIP. Tests use it to map a
 	// made-up name to an address.
 	Resolve func(ctx context.Context, network, host string) ([]netip.Addr, error)
-	// Permit, when set, is asked about each address the guard would refuse;
-	// returning true lets that connection through (for example one known
-	// internal service, or a test server on loopback). Default nil: refuse.
+	// Permit, when set, is asked about each address the guard would refuse
+	// (IPv4-mapped addresses unmapped, zones dropped); returning true lets
+	// that connection through (for example one known internal service, or
+	// a test server on loopback). Default nil: refuse.
 	Permit func(addr netip.AddrPort) bool
 }
 

@@ -407,3 +407,35 @@ func TestBlockedErrorThroughURLError(t *testing.T) {
 		t.Fatalf("*BlockedError not found in %v", err)
 	}
 }
+
+// DNS rebinding: a name that resolved to an allowed address for the first
+// connection and to an internal one for the next is refused the second time,
+// because every dial checks what it dials.
+func TestClientDNSRebinding(t *testing.T) {
+	var hits atomic.Int32
+	_, ap := testServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	var lookups atomic.Int32
+	resolve := func(ctx context.Context, network, host string) ([]netip.Addr, error) {
+		if lookups.Add(1) == 1 {
+			return []netip.Addr{ap.Addr()}, nil // "public" (permitted) the first time
+		}
+		return []netip.Addr{netip.MustParseAddr("127.0.0.2")}, nil
+	}
+	tr := netguard.Transport(netguard.Options{Resolve: resolve, Permit: permitOnly(ap)})
+	tr.DisableKeepAlives = true // force a new dial per request
+	c := &http.Client{Transport: tr}
+	u := fmt.Sprintf("http://rebind.test:%d/", ap.Port())
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatalf("first request: %v", err)
+	}
+	resp.Body.Close()
+	_, err = c.Get(u)
+	var be *netguard.BlockedError
+	if !errors.As(err, &be) || be.Addr != netip.MustParseAddr("127.0.0.2") {
+		t.Fatalf("second request after rebinding = %v, want *BlockedError for 127.0.0.2", err)
+	}
+	if hits.Load() != 1 || lookups.Load() != 2 {
+		t.Errorf("hits %d lookups %d, want 1 and 2", hits.Load(), lookups.Load())
+	}
+}
