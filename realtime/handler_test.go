@@ -640,7 +640,7 @@ func waitFor(t *testing.T, cond func() bool) {
 }
 
 func TestUnansweredPingDetaches(t *testing.T) {
-	s := newTestServer(t, func(c *Config) { c.PingInterval = 20 * time.Millisecond })
+	s := newTestServer(t, func(c *Config) { c.PingInterval = 150 * time.Millisecond })
 	// A client that keeps reading answers pings and stays attached.
 	c, id := begin(t, s, "key-a", nil)
 	readCtx, stop := context.WithCancel(context.Background())
@@ -651,7 +651,7 @@ func TestUnansweredPingDetaches(t *testing.T) {
 			}
 		}
 	}()
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(time.Second)
 	s.h.mu.Lock()
 	att := s.h.sessions[id].attached
 	s.h.mu.Unlock()
@@ -661,9 +661,9 @@ func TestUnansweredPingDetaches(t *testing.T) {
 	stop()
 	// A client that sends audio without reading is alive too.
 	cw, idw := begin(t, s, "key-a", url.Values{"disable_partial_transcripts": {"true"}})
-	for i := 0; i < 5; i++ {
+	for i := 0; i < 10; i++ {
 		send(t, cw, websocket.MessageBinary, silence(100, 16000))
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
 	s.h.mu.Lock()
 	att = s.h.sessions[idw].attached

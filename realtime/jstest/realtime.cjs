@@ -45,6 +45,16 @@ async function main() {
   try {
     const open = await rt.connect();
     out.sessionId = open.sessionId;
+    // Record every message type the socket delivers, to prove that
+    // SessionTerminated arrived before the close.
+    out.types = [];
+    rt.socket.addEventListener("message", (ev) => {
+      try {
+        out.types.push(JSON.parse(ev.data.toString()).message_type || "error");
+      } catch (e) {
+        out.types.push("unparsable");
+      }
+    });
     out.expiresAtValid = open.expiresAt instanceof Date && !isNaN(open.expiresAt);
   } catch (e) {
     out.connectError = String(e.message);
