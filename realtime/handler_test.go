@@ -233,10 +233,16 @@ func TestHandlerHappyPathWithAPIKey(t *testing.T) {
 	if final["text"] != "One." || final["punctuated"] != true || final["text_formatted"] != true || final["session_id"] != id {
 		t.Fatalf("final %v", final)
 	}
-	// audio_start/audio_end and word times are JSON integers.
-	b, _ := json.Marshal(final)
-	if strings.Contains(string(b), `"audio_end":5`) == false && !strings.Contains(string(b), `"audio_end":4`) {
-		t.Errorf("final JSON %s", b)
+	// audio_start/audio_end and word times are integer milliseconds.
+	end, ok := final["audio_end"].(float64)
+	if !ok || end != float64(int64(end)) || end < 450 || end > 550 || final["audio_start"] != 0.0 {
+		t.Errorf("final times %v-%v", final["audio_start"], final["audio_end"])
+	}
+	for _, w := range final["words"].([]any) {
+		st := w.(map[string]any)["start"].(float64)
+		if st != float64(int64(st)) {
+			t.Errorf("word start %v", st)
+		}
 	}
 	send(t, c, websocket.MessageText, []byte(`{"terminate_session":true}`))
 	info := read(t, c)
