@@ -338,8 +338,10 @@ func (p *TranscriptParams) Validate() error {
 		if !validHeaderName(*p.WebhookAuthHeaderName) {
 			return paramErr("webhook_auth_header_name", "is not a valid HTTP header name")
 		}
-		if strings.ContainsAny(*p.WebhookAuthHeaderValue, "\r\n\x00") {
-			return paramErr("webhook_auth_header_value", "must not contain line breaks")
+		for _, r := range *p.WebhookAuthHeaderValue {
+			if (r < ' ' && r != '\t') || r == 0x7f {
+				return paramErr("webhook_auth_header_value", "must not contain line breaks or control characters")
+			}
 		}
 	}
 	return nil
@@ -442,6 +444,11 @@ func checkTerms(field string, terms []string, max int) error {
 }
 
 func checkURL(field, raw string) error {
+	for _, r := range raw {
+		if r <= ' ' || r == 0x7f {
+			return paramErr(field, "must not contain spaces or control characters (percent-encode them)")
+		}
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return paramErr(field, "is not a valid URL")

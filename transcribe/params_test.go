@@ -84,6 +84,9 @@ func TestValidate(t *testing.T) {
 		{"webhook header half", `{"webhook_url":"https://h/x","webhook_auth_header_name":"X-A"}`, "webhook_auth_header_name"},
 		{"webhook header name", `{"webhook_url":"https://h/x","webhook_auth_header_name":"X A","webhook_auth_header_value":"v"}`, "webhook_auth_header_name"},
 		{"webhook header crlf", `{"webhook_url":"https://h/x","webhook_auth_header_name":"X-A","webhook_auth_header_value":"v\r\nX: y"}`, "webhook_auth_header_value"},
+		{"webhook space", `{"webhook_url":"https://h/x y"}`, "webhook_url"},
+		{"webhook header ctl", `{"webhook_url":"https://h/x","webhook_auth_header_name":"X-A","webhook_auth_header_value":"v\u0001"}`, "webhook_auth_header_value"},
+		{"audio url space", `{"audio_url":"https://h/a b.wav"}`, "audio_url"},
 		{"webhook ok", `{"webhook_url":"https://h/x?a=1","webhook_auth_header_name":"X-A","webhook_auth_header_value":"v"}`, ""},
 		{"speech threshold", `{"speech_threshold":2}`, "speech_threshold"},
 	}
