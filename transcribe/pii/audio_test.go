@@ -148,6 +148,50 @@ func TestRedactAudioStageStoreError(t *testing.T) {
 
 func strp(s string) *string { return &s }
 
+// TestRedactAudioStageChannels redacts every channel of dual-channel audio
+// (WAV keeps both channels) and writes MP3 for more channels than MP3
+// holds (mixed to mono).
+func TestRedactAudioStageChannels(t *testing.T) {
+	for _, c := range []struct {
+		quality  string
+		channels int
+	}{{"wav", 2}, {"mp3", 2}, {"mp3", 3}} {
+		j := job("Sarah called.", transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), RedactPIIPolicies: []string{"person_name"},
+			RedactPIIAudioQuality: strp(c.quality), Multichannel: yes()})
+		a, b := "1", "2"
+		j.Transcript.Words[0].Channel, j.Transcript.Words[1].Channel = &a, &b
+		j.Audio = &transcribe.PCM{SampleRate: 16000}
+		for k := 0; k < c.channels; k++ {
+			j.Audio.Channels = append(j.Audio.Channels, noise(16000, int64(10+k)))
+		}
+		blobs := memory.NewBlobStore()
+		j.Blobs = blobs
+		if err := (RedactAudioStage{}).Apply(context.Background(), j); err != nil {
+			t.Fatalf("%s with %d channels: %v", c.quality, c.channels, err)
+		}
+		rc, err := blobs.Open(context.Background(), transcribe.RedactedAudioKey("t1", c.quality))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(rc)
+		rc.Close()
+		if c.quality == "wav" {
+			if data[22] != byte(c.channels) {
+				t.Errorf("WAV has %d channels, want %d", data[22], c.channels)
+			}
+			// Channel 2 (interleaved) is a tone where channel 1's word was.
+			frame := 1000
+			l := int16(uint16(data[44+4*frame]) | uint16(data[45+4*frame])<<8)
+			r := int16(uint16(data[46+4*frame]) | uint16(data[47+4*frame])<<8)
+			if l != r {
+				t.Errorf("channels differ inside the span: %d %d", l, r)
+			}
+		} else if len(data) < 500 {
+			t.Errorf("MP3 of %d bytes", len(data))
+		}
+	}
+}
+
 func TestRedactAudioStageSilence(t *testing.T) {
 	for _, c := range []struct {
 		opts   string

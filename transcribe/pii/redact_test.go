@@ -146,6 +146,24 @@ func TestEntityStageWithoutRedaction(t *testing.T) {
 	}
 }
 
+func TestEntityStageUnformatted(t *testing.T) {
+	no := false
+	j := job("my name is sarah johnson and my number is five five five one two three four", transcribe.TranscriptParams{EntityDetection: yes(), FormatText: &no})
+	if err := (EntityStage{}).Apply(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	want := "person_name:sarah johnson | phone_number:five five five one two three four"
+	if got := show(j.Transcript.Entities); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if e := j.Transcript.Entities[1]; e.Start != 9*300 || e.End != 15*300+250 {
+		t.Errorf("phone times %d-%d", e.Start, e.End)
+	}
+	if transcribe.JoinWords(j.Transcript.Words) != "my name is sarah johnson and my number is five five five one two three four" {
+		t.Error("words changed")
+	}
+}
+
 func TestStageNamesAndEnabled(t *testing.T) {
 	p := transcribe.TranscriptParams{}
 	p.Normalize()

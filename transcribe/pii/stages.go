@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/textfmt"
 )
 
 // Stages returns the entity and redaction stages in the order they must
@@ -38,6 +39,8 @@ func sub(p *transcribe.TranscriptParams) string {
 }
 
 // EntityStage fills Transcript.Entities (entity_detection). With
+// format_text off it detects on a formatted copy of the words and reports
+// the original words' text. With
 // redact_pii on, the text of every entity whose type is redacted is its
 // redacted form ("##### #######" or "[PERSON_NAME]"), so the unredacted
 // text is never stored; times are those of the original words. With no
@@ -57,12 +60,38 @@ func (s EntityStage) Apply(ctx context.Context, job *transcribe.Job) error {
 	}
 	t := job.Transcript
 	ws := t.Words
+	if t.FormatText != nil && !*t.FormatText {
+		t.Entities = s.rawEntities(ws)
+		return ctx.Err()
+	}
 	spans := s.Detector.Spans(ws)
 	if isTrue(t.RedactPII) {
 		ws, spans = Redact(ws, spans, t.RedactPIIPolicies, sub(&t.TranscriptParams))
 	}
 	t.Entities = Entities(ws, spans)
 	return ctx.Err()
+}
+
+// rawEntities finds entities in unformatted words (format_text false;
+// redaction is then off, as it requires format_text): it detects on a
+// formatted copy, whose tokens keep the time span of the words they were
+// written from, and reports each entity with those times and the text of
+// the original words inside them ("five five five one two three four").
+func (s EntityStage) rawEntities(ws []transcribe.Word) []transcribe.Entity {
+	fw := textfmt.Format(ws, nil)
+	es := Entities(fw, s.Detector.Spans(fw))
+	for i := range es {
+		var in []transcribe.Word
+		for _, w := range ws {
+			if w.Start >= es[i].Start && w.End <= es[i].End {
+				in = append(in, w)
+			}
+		}
+		if len(in) > 0 {
+			es[i].Text = spanText(in)
+		}
+	}
+	return es
 }
 
 // RedactStage redacts the words of entities whose type is one of
