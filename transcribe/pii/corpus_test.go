@@ -84,6 +84,36 @@ var corpusLines = []string{
 	"her card number is three seven eight two eight two two four six three one zero zero zero five | credit_card_number:378282246310005",
 }
 
+// heldOutLines were written after the detector was tuned on corpusLines
+// and measured once on their reference text (TestHeldOutReference).
+var heldOutLines = []string{
+	"good morning this is angela white from the billing department | person_name:angela white",
+	"you can reach patricia at two zero two five five five zero one eight eight | person_name:patricia; phone_number:202-555-0188",
+	"i moved to denver colorado in twenty nineteen | location:denver colorado; date:2019",
+	"my husband kevin was born on september ninth nineteen seventy eight | person_name:kevin; date_of_birth:september 9th 1978",
+	"the invoice of four hundred and fifty dollars is overdue | money_amount:$450",
+	"he is sixty five years old and retired | person_age:65 years old",
+	"we flew from atlanta to miami on tuesday | location:atlanta; location:miami; date:tuesday",
+	"my debit card number is six zero one one one one one one one one one one one one one seven | credit_card_number:6011111111111117",
+	"the doctor said i have arthritis in my knee | occupation:doctor; medical_condition:arthritis",
+	"she has been taking prozac for two years | drug:prozac; duration:two years",
+	"please write to peter jackson at nine eight seven pine avenue | person_name:peter jackson; location:987 pine avenue",
+	"the loan was for twenty thousand dollars | money_amount:$20,000",
+	"our daughter turned sixteen on june twelfth | person_age:16; date:june 12th",
+	"call the office at eight zero zero five five five zero one three three | phone_number:800-555-0133",
+	"i bank with wells fargo and my account number is four four five five six six seven seven | organization:wells fargo; account_number:44556677",
+	"the ceremony is on saturday august second | date:saturday august 2nd",
+	"mister thompson is a lawyer in houston | person_name:thompson; occupation:lawyer; location:houston",
+	"she is from canada but lives in portland | location:canada; location:portland",
+	"we paid three thousand dollars for the surgery | money_amount:$3,000; medical_process:surgery",
+	"my email is sam dot lee at outlook dot com | email_address:sam.lee@outlook.com",
+	"he works as a pilot for delta airlines | occupation:pilot; organization:delta airlines",
+	"the vaccine appointment is on april tenth at nine a m | medical_process:vaccine; date:april 10th; time:9 am",
+	"my grandmother had a stroke last winter | medical_condition:stroke",
+	"i speak spanish and my wife is mexican | language:spanish; nationality:mexican",
+	"his social security number is three two one five four nine eight seven six | us_social_security_number:321549876",
+}
+
 type gold struct{ typ, text string }
 
 type labelled struct {
@@ -91,9 +121,11 @@ type labelled struct {
 	want []gold
 }
 
-func corpus() []labelled {
-	out := make([]labelled, 0, len(corpusLines))
-	for _, l := range corpusLines {
+func corpus() []labelled { return parseCorpus(corpusLines) }
+
+func parseCorpus(lines []string) []labelled {
+	out := make([]labelled, 0, len(lines))
+	for _, l := range lines {
 		say, labels, _ := strings.Cut(l, " | ")
 		var ws []gold
 		for _, g := range strings.Split(labels, "; ") {

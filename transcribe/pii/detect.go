@@ -595,6 +595,8 @@ func (r *run) numberAlone(i, end, v int) {
 	switch {
 	case ageCue[p] || (p == "of" && r.k(i-2) == "age") || (p == "is" && r.k(i-2) == "age"):
 		r.add("person_age", i, end, prioAge)
+	case p == "turned" || p == "turns" || p == "turning":
+		r.add("person_age", i, end, prioAge)
 	case beVerbs[p] && (r.t[end-1].punct || end >= len(r.t) || r.k(end) == "and" || r.k(end) == "now"):
 		if p == "is" || p == "was" {
 			// "she is 42." needs a person before the verb

@@ -146,6 +146,9 @@
 // "Tommy"). Over the labels the recognizer heard right, recall is 100% for
 // names and locations and 92.6% for pattern types (the misses are the
 // lost cues). The tests assert these figures with a small margin.
+// TestHeldOutReference measures 25 further sentences (43 entities) written
+// after the tuning: on their first run the one miss was an age after
+// "turned", since fixed; all targets hold there too.
 // TestPrecisionOrdinarySpeech checks 40 ordinary sentences full of words
 // that are names, places or attributes elsewhere ("will", "may", "bill",
 // "china", "single", "straight", "long drive"): the one entity found is a

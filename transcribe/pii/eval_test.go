@@ -199,6 +199,18 @@ func TestCorpusReference(t *testing.T) {
 	checkTargets(t, "reference", s, false, 1, 1, 1, 0.95)
 }
 
+// TestHeldOutReference measures the detector on sentences written after
+// it was tuned.
+func TestHeldOutReference(t *testing.T) {
+	s := newScore()
+	for _, c := range parseCorpus(heldOutLines) {
+		fw := formatted(spokenWords(c.say))
+		s.add(c.say, Detector{}.Detect(fw), c.want, transcribe.JoinWords(fw))
+	}
+	logScore(t, "held out", s)
+	checkTargets(t, "held out", s, false, 1, 1, 1, 0.95)
+}
+
 // TestCorpusRecognized speaks the corpus with flite, recognizes it with
 // pocketsphinx (US English model), formats the words with textfmt and
 // measures the detector on the result.
