@@ -177,8 +177,8 @@ next:
 		if n := len(merged); n > 0 {
 			p := &merged[n-1]
 			if p.To == s.From && p.Type == s.Type && (s.Type == "location" || s.Type == "date") && r.t[p.From].side == r.t[s.From].side {
-				last := r.ws[p.To-1].Text
-				if !strings.ContainsAny(last[len(last)-1:], ".?!;") {
+				_, _, trail := splitPunct(r.ws[p.To-1].Text)
+				if !strings.ContainsAny(trail, ".?!;") {
 					p.To = s.To
 					continue
 				}

@@ -16,8 +16,18 @@ func FuzzDetect(f *testing.F) {
 	f.Add("( ) $ @ . - 1 2 3 dot dot at www")
 	f.Add("my name is")
 	f.Add("from June 3rd to")
+	f.Add("my name is|Sarah||,|555-1234|")
+	f.Add("|$|(555)|123-4567||January|5th,|1985")
 	f.Fuzz(func(t *testing.T, text string) {
-		ws := words(text)
+		// "|" separates words exactly, so empty and spaced words occur.
+		var ws []transcribe.Word
+		if strings.Contains(text, "|") {
+			for i, part := range strings.Split(text, "|") {
+				ws = append(ws, transcribe.Word{Text: part, Start: int64(i) * 100, End: int64(i)*100 + 90})
+			}
+		} else {
+			ws = words(text)
+		}
 		spans := Detector{}.Spans(ws)
 		prev := 0
 		for _, s := range spans {
