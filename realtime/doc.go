@@ -129,20 +129,20 @@
 // resume grace; size the recognizer's pool to MaxSessionsPerProject times
 // the projects expected, since a new session waits at most
 // Config.StreamWait for a free decoder (then 1013). Measured on this
-// project's 2-core build machine with pocketsphinx and flite speech sent
-// at real-time speed in 100 ms chunks (bench_test.go), while other builds
-// kept the load average at 8 to 10:
+// project's shared 2-core build machine with pocketsphinx and flite speech
+// sent at real-time speed in 100 ms chunks (bench_test.go), first while
+// other builds kept the load average near 3.5, then near 9:
 //
-//	CPU per second of audio          0.15-0.20 s (about 9 real-time sessions on 2 idle cores at 70%)
-//	CPU for a chunk / an utterance end  8.5 ms / 76 ms median (137 ms p90)
-//	chunk completing a word -> first partial showing it   130-180 ms median, 300-460 ms p90
-//	end of the 700 ms pause -> FinalTranscript            430-470 ms median under that load
-//	sessions keeping real time under that load            2 (4 fell behind)
+//	                                             load ~3.5              load ~9
+//	chunk completing a word -> first partial     113 ms p50, 224 p90    130-180 ms p50, 300-460 p90
+//	end of the 700 ms pause -> FinalTranscript   78 ms p50, 166 p90     430-470 ms p50
+//	concurrent sessions keeping real time        6 (8 fell behind)      2 (4 fell behind)
+//	CPU per second of audio                      0.15 s (about 9 sessions on 2 idle cores at 70%)
+//	CPU per 100 ms chunk / per utterance end     8.4 ms / 66-76 ms median (140 ms p90)
 //
-// The final's latency is the recognizer's end-of-utterance pass (the
-// 76 ms of CPU) plus, on that busy machine, waiting for a core. 8 kHz
-// (telephone) audio is accepted and resampled, but the wideband en-us
-// model recognizes it poorly.
+// The final's latency is the recognizer's end-of-utterance pass plus, on
+// a busy machine, waiting for a core. 8 kHz (telephone) audio is accepted
+// and resampled, but the wideband en-us model recognizes it poorly.
 //
 // # Concurrency
 //
