@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -57,6 +58,7 @@ func newFixture(t testing.TB, mutate ...func(*httpapi.Config)) *fixture {
 		Store: memory.New(), Blobs: memory.NewBlobStore(), Recognizer: rec, Decoder: dec, Key: transcribe.NewKey(),
 		PublicURL: "http://" + f.srv.Listener.Addr().String(), Workers: 2, PollInterval: 10 * time.Millisecond,
 		Stages: pipeline.Default(),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"os"
 	"sort"
 	"testing"
@@ -25,7 +27,8 @@ func benchService(b *testing.B, rec transcribe.Recognizer, workers int) (*transc
 	done := make(chan string, 16)
 	svc, err := transcribe.NewService(transcribe.Config{
 		Store: memory.New(), Blobs: memory.NewBlobStore(), Recognizer: rec, Decoder: dec, Key: transcribe.NewKey(),
-		PublicURL: "http://bench.test", Workers: workers, Stages: pipeline.Default(), TempDir: b.TempDir(),
+		PublicURL: "http://bench.test",
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)), Workers: workers, Stages: pipeline.Default(), TempDir: b.TempDir(),
 		Notifier: transcribe.NotifierFunc(func(ctx context.Context, n transcribe.Notification) error { done <- n.TranscriptID; return nil }),
 	})
 	if err != nil {
