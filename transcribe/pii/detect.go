@@ -841,11 +841,15 @@ func (r *run) cues() {
 				}
 				j := i + n
 				if rule.typ == "password" || rule.typ == "username" {
-					// the value is the word after "is" or ":"
-					for g := 0; g < rule.gap && (r.k(j) == "is" || r.k(j) == "was" || r.k(j) == "my" || r.k(j) == "name" || r.k(j) == "will" || r.k(j) == "be"); g++ {
+					// the value is the word after "is", "was" or ":"
+					// ("my password is sunshine", "PIN: 4821"), not
+					// "I forgot my password yesterday".
+					named := strings.HasSuffix(r.ws[j-1].Text, ":")
+					for g := 0; g < rule.gap+1 && (r.k(j) == "is" || r.k(j) == "was" || r.k(j) == "name" || r.k(j) == "number" || r.k(j) == "will" || r.k(j) == "be"); g++ {
+						named = named || r.k(j) == "is" || r.k(j) == "was" || r.k(j) == "be"
 						j++
 					}
-					if m := rule.value(r, j); m > 0 && j < len(r.t) {
+					if m := rule.value(r, j); named && m > 0 && j < len(r.t) && !r.t[j-1].punct || named && m > 0 && strings.HasSuffix(r.ws[j-1].Text, ":") {
 						r.add(rule.typ, j, j+m, prioCue)
 					}
 					break

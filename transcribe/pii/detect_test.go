@@ -50,6 +50,8 @@ var detectCases = []struct{ text, want string }{
 	{"My username is jsmith42 and my password is sunshine.", "username:jsmith42 | password:sunshine"},
 	{"Follow me at @jsmith on the app.", "username:@jsmith"},
 	{"My PIN is 4821.", "password:4821"},
+	{"PIN: 4821, username: jsmith.", "password:4821 | username:jsmith"},
+	{"I forgot my password yesterday and my username too.", ""},
 	{"About 45% of people, one in five people agree.", "statistics:45% | statistics:one in five"},
 	{"Dr. Patel said to call 1-800-555-0199 tomorrow.", "person_name:Patel | phone_number:1-800-555-0199"},
 	{"Call Dr. Nguyen at (555) 123-4567.", "person_name:Nguyen | phone_number:(555) 123-4567"},
