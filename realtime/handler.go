@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/earshot-dev/earshot/transcribe"
 )
 
 // readLimit bounds one client frame: 2 s of 48 kHz PCM is 192 KB, 256 KB
@@ -368,6 +369,13 @@ func (h *Handler) open(ctx context.Context, r *http.Request) (*Session, Message,
 		}
 		if busy {
 			return nil, nil, ErrReconnectsExhausted.with("no recognizer free within %v; try again later", h.cfg.StreamWait)
+		}
+		var pe *transcribe.ParamError
+		if errors.As(err, &pe) {
+			if pe.Field == "word_boost" {
+				return nil, nil, ErrBadWordBoost.with("%s", pe.Error())
+			}
+			return nil, nil, ErrBadSchema.with("%s", pe.Error())
 		}
 		s := fmt.Sprintf("could not start a recognizer stream: %v", err)
 		return nil, nil, ErrRecognizer.with("%s", s)

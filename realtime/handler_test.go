@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/earshot-dev/earshot/transcribe"
 )
 
 type testServer struct {
@@ -424,6 +425,14 @@ func TestCloseCodes(t *testing.T) {
 		for _, v := range []string{`["foo"`, `"foo"`, `[1,2]`, `["` + strings.Repeat("a", MaxWordBoostChars) + `"]`} {
 			c := s.dial("/v2/realtime/ws", url.Values{"word_boost": {v}}, "key-a")
 			expectClose(t, c, CloseBadWordBoost)
+		}
+	})
+	t.Run("4104 word boost the recognizer rejects", func(t *testing.T) {
+		s := newTestServer(t)
+		s.rec.newErr = fmt.Errorf("pocketsphinx: %w", &transcribe.ParamError{Field: "word_boost", Reason: "at most 2000 terms"})
+		c := s.dial("/v2/realtime/ws", url.Values{"word_boost": {`["a"]`}}, "key-a")
+		if e := expectClose(t, c, CloseBadWordBoost); !strings.Contains(e, "2000 terms") {
+			t.Fatalf("error %q", e)
 		}
 	})
 	t.Run("4004 unknown session", func(t *testing.T) {
