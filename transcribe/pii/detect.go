@@ -886,7 +886,7 @@ var (
 	surnameSet = set(surnames)
 	titleSet   = set(titles)
 	common     = set(commonWords)
-	namingCues = []string{"my name is", "my name's", "name is", "name's", "call me", "named", "first name is", "last name is", "surname is"}
+	namingCues = []string{"my name is", "my name's", "name is", "name's", "named", "first name is", "last name is", "surname is"}
 	placePrep  = set(`in from to at near visit visited visiting across around outside inside toward towards throughout of via moved live lives living lived based born grew`)
 )
 
@@ -957,6 +957,8 @@ func (r *run) names() {
 			r.add("person_name", i, r.extendName(i, false), prioName)
 		case givenAmb[k] && (t.capital && !t.sentStart || surnameSet[r.k(i+1)] && !t.punct):
 			r.add("person_name", i, r.extendName(i, false), prioName)
+		case (givenAmb[k] || r.t[i].capital && !r.t[i].sentStart && !common[k] && !r.isOtherGaz(i)) && r.k(i-1) == "me" && r.k(i-2) == "call":
+			r.add("person_name", i, r.extendName(i, false), prioName)
 		case givenAmb[k] && (r.k(i-1) == "i'm" || r.k(i-1) == "this" && r.k(i-2) == "hi"):
 			r.add("person_name", i, r.extendName(i, false), prioName)
 		case surnameSet[k] && !wordSurnames[k] && !given[k]:
@@ -978,6 +980,16 @@ sanders long dixon butler rogers bailey bennett barnes brooks myers meyer mitche
 johnson jackson taylor wright walker allen adams clark collins evans harris miller moore owens
 phillips roberts simmons stewart sullivan thompson watson williams wilson jones smith davis
 anderson richardson robinson henderson campbell edwards kennedy`)
+
+// knownPlaceAt reports whether a gazetteer location starts at i.
+func (r *run) knownPlaceAt(i int) bool {
+	for _, e := range gaz[r.k(i)] {
+		if e.typ == "location" && !e.amb {
+			return true
+		}
+	}
+	return false
+}
 
 // placeOnly are given names that are also places; after a place
 // preposition they are places.
@@ -1273,7 +1285,10 @@ func (r *run) places() {
 			for end < len(r.t) && end-j < 3 && isAlpha(r.t[end].core) && !common[r.k(end)] && !numberWords[r.k(end)] && !r.isOtherGaz(end) && !given[r.k(end)] && (end == j || !r.t[end-1].punct) {
 				end++
 			}
-			if end > j && cue != "from" || end > j && r.t[j].capital {
+			// An unknown word is a place when written as one (capitalised)
+			// or followed by a known place: "in Des Moines", "in ames,
+			// Iowa"; not "I live in fear".
+			if end > j && (r.t[j].capital && !r.t[j].sentStart || r.knownPlaceAt(end)) {
 				r.add("location", j, end, prioWeak)
 			}
 		}

@@ -9,7 +9,9 @@ import (
 // plainSentences are ordinary sentences with no personal information, full
 // of words that are also names, places or attributes in other contexts
 // ("will", "may", "mark", "bill", "china", "single", "straight",
-// "independent", "reading", "nice", "turkey", "long drive").
+// "independent", "reading", "nice", "turkey", "long drive"), and of the
+// cue words of other rules used without a value ("my password expired",
+// "I live in fear", "call me later").
 var plainSentences = []string{
 	"i will send you the file when i get back to the office",
 	"you may want to check the second page before we start",
@@ -51,6 +53,26 @@ var plainSentences = []string{
 	"my brother fixed the sink in the bathroom",
 	"you can leave the keys on the counter",
 	"it was a long day but we finished everything",
+	"the account was closed last year",
+	"call me later when you are free",
+	"my card is in the car",
+	"i live in fear of missing the bus",
+	"we moved to a bigger house",
+	"she is from the sales team",
+	"the security code did not work",
+	"my password expired so i reset it",
+	"he lives in a small apartment near the station",
+	"i was born in a small town",
+	"the plate was broken so we bought a new one",
+	"the license expired last month",
+	"they live on the third floor",
+	"she is single minded about her goals",
+	"he came from work at six",
+	"the card expires soon",
+	"my number one priority is the customer",
+	"we are open from nine to five",
+	"i need to renew my passport soon",
+	"it was a long day at the office and then we went home",
 }
 
 // TestPrecisionOrdinarySpeech counts what the detector finds in ordinary
