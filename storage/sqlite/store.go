@@ -108,6 +108,9 @@ func Open(cfg Config) (*Store, error) {
 	q.Set("_foreign_keys", "1")
 	q.Set("_synchronous", cfg.Synchronous)
 	q.Set("_txlock", "immediate")
+	// Freed and overwritten content is zeroed, so a deleted transcript's
+	// (sealed) data does not linger in free pages.
+	q.Add("_pragma", "secure_delete(1)")
 	db, err := sql.Open("sqlite", cfg.Path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: opening %s: %w", cfg.Path, err)
@@ -390,6 +393,12 @@ func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("sqlite: updating transcript %s: %w", r.ID, err)
 	} else if n == 1 {
+		if r.Deleted {
+			// Push the overwrite into the database file and empty the WAL,
+			// where the old page images would otherwise stay until the next
+			// checkpoint. Best effort: a busy reader delays it to the next.
+			_, _ = s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+		}
 		return nil
 	}
 	return s.missOrLost(ctx, "transcripts", "transcript", r.ID, r.LeaseOwner)
