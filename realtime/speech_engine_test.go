@@ -97,3 +97,24 @@ func int16s(b []byte) []int16 {
 	}
 	return out
 }
+
+// TestSessionRealRecordings streams two librivox read-speech recordings
+// (real microphones, real background noise) with a pause between them:
+// the VAD must split them into two finals close to the reference text.
+func TestSessionRealRecordings(t *testing.T) {
+	testaudio.Librivox(t)
+	clip := func(id string) []byte {
+		return wavPCM(t, testaudio.LibrivoxDir+"/sense_and_sensibility_01_austen_64kb-"+id+".wav")
+	}
+	pcm := cat(clip("0880"), silence(1000, 16000), clip("0930"), silence(800, 16000))
+	finals, partials := runSpeech(t, pcm, 16000, EncodingPCMS16LE)
+	if len(finals) != 2 {
+		t.Fatalf("%d finals: %+v", len(finals), finals)
+	}
+	for i, want := range []string{"he was not an ill disposed young man", "he might even have been made amiable himself"} {
+		if ov := wordOverlap(want, finals[i].Text); ov < 0.6 {
+			t.Errorf("final %d %q: %.0f%% of %q", i, finals[i].Text, ov*100, want)
+		}
+	}
+	t.Logf("%q | %q, %d partials", finals[0].Text, finals[1].Text, partials)
+}
