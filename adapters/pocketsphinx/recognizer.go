@@ -28,6 +28,7 @@ type Recognizer struct {
 	files modelFiles
 
 	tokens chan struct{} // one per decoder that may exist
+	done   chan struct{} // closed by Close, waking waiters
 
 	mu     sync.Mutex
 	idle   []*decoder
@@ -58,7 +59,7 @@ func New(cfg Config) (*Recognizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Recognizer{cfg: cfg, l: l, files: files, tokens: make(chan struct{}, cfg.Decoders)}, nil
+	return &Recognizer{cfg: cfg, l: l, files: files, tokens: make(chan struct{}, cfg.Decoders), done: make(chan struct{})}, nil
 }
 
 // Features reports what the recognizer does.
@@ -101,9 +102,16 @@ func (r *Recognizer) acquire(ctx context.Context) (*decoder, error) {
 		return nil, err
 	}
 	select {
+	case <-r.done:
+		return nil, ErrClosed
+	default:
+	}
+	select {
 	case r.tokens <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-r.done:
+		return nil, ErrClosed
 	}
 	r.mu.Lock()
 	if r.closed {
@@ -150,6 +158,9 @@ func (r *Recognizer) release(d *decoder) {
 // Recognize call or Stream ends. Later calls fail with ErrClosed.
 func (r *Recognizer) Close() error {
 	r.mu.Lock()
+	if !r.closed {
+		close(r.done)
+	}
 	r.closed = true
 	idle := r.idle
 	r.idle = nil

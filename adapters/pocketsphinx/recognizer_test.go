@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/earshot-dev/earshot/internal/testaudio"
 	"github.com/earshot-dev/earshot/transcribe"
@@ -25,7 +26,7 @@ var (
 // expensive to create).
 func rec(t testing.TB) *Recognizer {
 	t.Helper()
-	sharedOnce.Do(func() { shared, sharedErr = New(Config{Decoders: 3}) })
+	sharedOnce.Do(func() { shared, sharedErr = New(Config{Decoders: 2}) })
 	if sharedErr != nil {
 		t.Fatalf("New: %v", sharedErr)
 	}
@@ -284,4 +285,44 @@ func TestForcedSplit(t *testing.T) {
 		t.Errorf("last word ends at %d ms of %d ms: times restart at splits? %q", end, len(audio)*1000/SampleRate, words(ws))
 	}
 	t.Logf("split every second: %q", words(ws))
+}
+
+func TestWarmAndClose(t *testing.T) {
+	r, err := New(Config{Decoders: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Warm(context.Background(), 5); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	live, idle := r.live, len(r.idle)
+	r.mu.Unlock()
+	if live != 1 || idle != 1 {
+		t.Errorf("after Warm: %d live, %d idle decoders; want 1 and 1 (Decoders caps it)", live, idle)
+	}
+	st, err := r.NewStream(context.Background(), transcribe.StreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The only decoder is taken: a second stream waits until ctx ends.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := r.NewStream(ctx, transcribe.StreamOptions{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("second stream with the pool exhausted: %v", err)
+	}
+	r.Close()
+	if _, err := r.Recognize(context.Background(), nil, transcribe.RecognizeOptions{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Recognize after Close: %v", err)
+	}
+	st.Close() // frees the decoder of a closed recognizer
+	r.mu.Lock()
+	live = r.live
+	r.mu.Unlock()
+	if live != 0 {
+		t.Errorf("%d decoders alive after Close and the stream's Close", live)
+	}
+	if _, err := r.NewStream(context.Background(), transcribe.StreamOptions{SampleRate: 100}); err == nil {
+		t.Errorf("sample rate 100 accepted")
+	}
 }
