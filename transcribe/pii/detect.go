@@ -959,6 +959,10 @@ func (r *run) names() {
 			r.add("person_name", i, r.extendName(i, false), prioName)
 		case (givenAmb[k] || r.t[i].capital && !r.t[i].sentStart && !common[k] && !r.isOtherGaz(i)) && r.k(i-1) == "me" && r.k(i-2) == "call":
 			r.add("person_name", i, r.extendName(i, false), prioName)
+		case r.t[i].capital && !r.t[i].sentStart && isAlpha(r.t[i].core) && !common[k] && !r.isOtherGaz(i) && !titleSet[k] &&
+			(r.k(i-1) == "i'm" || r.k(i-1) == "is" && r.k(i-2) == "this" || r.k(i-1) == "meet" || r.k(i-1) == "dear"):
+			// "I'm Zara", "this is Okonkwo", "meet Priyanka".
+			r.add("person_name", i, r.extendName(i, false), prioName)
 		case givenAmb[k] && (r.k(i-1) == "i'm" || r.k(i-1) == "this" && r.k(i-2) == "hi"):
 			r.add("person_name", i, r.extendName(i, false), prioName)
 		case surnameSet[k] && !wordSurnames[k] && !given[k]:

@@ -67,6 +67,7 @@ var detectCases = []struct{ text, want string }{
 	{"We'll be there for a couple of weeks, about half an hour.", "duration:a couple of weeks | duration:half an hour"},
 	{"Will you call Mark tomorrow? Will Smith is an actor.", "person_name:Mark | person_name:Will Smith | occupation:actor"},
 	{"My name is Kowalski.", "person_name:Kowalski"},
+	{"Hello, I'm Zara Okonkwo and this is Ngozi.", "person_name:Zara Okonkwo | person_name:Ngozi"},
 	{"April said she would come in May.", "date:May"},
 	// Precision: ordinary sentences without entities.
 	{"I will go there and may come back with a few things.", ""},

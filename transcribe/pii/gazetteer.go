@@ -164,10 +164,19 @@ who_health_organization world_health_organization united_nations red_cross
 harvard stanford yale princeton mit oxford cambridge berkeley
 bank_of_america wells_fargo jpmorgan chase_bank citibank goldman_sachs morgan_stanley
 american_express general_motors general_electric johnson_&_johnson johnson_and_johnson pfizer
-moderna kaiser_permanente mayo_clinic blue_cross home_depot best_buy fedex ups dhl
+moderna kaiser_permanente mayo_clinic blue_cross home_depot best_buy fedex dhl
 southwest_airlines delta_airlines united_airlines american_airlines new_york_times
 washington_post bbc cnn nbc cbs abc_news fox_news salesforce nvidia adobe cisco dell hp
-accenture deloitte kpmg pwc mckinsey exxon chevron shell bp`
+accenture deloitte kpmg pwc mckinsey exxon chevron shell bp
+unitedhealth unitedhealthcare aetna cigna humana anthem medicare_advantage walgreens cvs
+rite_aid kroger safeway whole_foods trader_joe's ikea lowe's macy's nordstrom h&m
+toyota_motor volkswagen bmw mercedes-benz hyundai kia nissan subaru general_mills kraft nestle
+unilever procter_&_gamble colgate johnson_controls siemens philips intel_corporation qualcomm
+amd micron broadcom ibm_corporation hewlett-packard lenovo asus acer xerox dropbox
+shopify etsy ebay doordash grubhub instacart robinhood coinbase venmo
+bank_of_new_york capital_one us_bank pnc td_bank hsbc barclays santander ubs credit_suisse
+charles_schwab blackrock state_farm allstate geico progressive_insurance
+liberty_mutual usps amtrak greyhound peace_corps salvation_army ymca nfl nba mlb nhl fifa`
 
 const drugs = `acetaminophen tylenol ibuprofen advil motrin aspirin naproxen aleve paracetamol
 amoxicillin penicillin azithromycin doxycycline ciprofloxacin cephalexin metformin insulin
@@ -180,7 +189,16 @@ clonazepam klonopin zolpidem ambien oxycodone hydrocodone vicodin percocet morph
 fentanyl tramadol methadone adderall ritalin methylphenidate lithium benadryl
 diphenhydramine loratadine claritin cetirizine zyrtec epinephrine epipen viagra ozempic
 semaglutide humira antibiotics antibiotic antidepressants penicillin naloxone narcan
-methotrexate tamoxifen chemotherapy_drugs`
+methotrexate tamoxifen chemotherapy_drugs
+amitriptyline duloxetine cymbalta venlafaxine effexor paroxetine paxil quetiapine seroquel
+aripiprazole abilify risperidone olanzapine buspirone hydroxyzine cyclobenzaprine meloxicam
+celecoxib celebrex diclofenac oxycontin suboxone buprenorphine naltrexone glipizide
+januvia jardiance trulicity mounjaro tirzepatide wegovy spironolactone carvedilol propranolol
+atenolol diltiazem digoxin nitroglycerin xarelto pradaxa famotidine pepcid nexium esomeprazole
+allegra fexofenadine flonase fluticasone budesonide singulair tamiflu valacyclovir acyclovir
+fluconazole metronidazole clindamycin nitrofurantoin bactrim keflex zithromax augmentin
+levaquin prednisolone dexamethasone hydrocortisone estradiol progesterone testosterone
+finasteride tamsulosin sildenafil cialis tadalafil melatonin ketamine`
 
 const medicalConditions = `diabetes asthma hypertension cancer depression anxiety arthritis
 alzheimer's alzheimers dementia parkinson's parkinsons epilepsy migraine migraines copd
@@ -193,7 +211,16 @@ type_two_diabetes type_2_diabetes type_one_diabetes type_1_diabetes multiple_scl
 breast_cancer lung_cancer prostate_cancer skin_cancer sleep_apnea chickenpox measles mumps
 strep_throat sinus_infection ear_infection urinary_tract_infection diarrhea nausea fever
 cold_sores shingles gout thyroid_disease hypothyroidism hyperthyroidism sepsis
-appendicitis tinnitus vertigo`
+appendicitis tinnitus vertigo
+angina arrhythmia atrial_fibrillation cirrhosis colitis diverticulitis endometriosis
+gastritis gerd acid_reflux hemophilia hernia hives hypoglycemia hyperglycemia jaundice
+kidney_failure liver_disease malaria meningitis mononucleosis osteoarthritis pancreatitis
+polio rheumatoid_arthritis rosacea sciatica sickle_cell_anemia sinusitis tonsillitis
+ulcer ulcers cancer_of_the_lung panic_attacks panic_disorder eating_disorder anorexia
+bulimia addiction alcoholism postpartum_depression seasonal_depression concussion_syndrome
+long_covid covid_nineteen cerebral_palsy down_syndrome cystic_fibrosis spina_bifida
+chronic_pain back_pain migraine_headaches heart_murmur blood_clot deep_vein_thrombosis
+pulmonary_embolism aneurysm tumor tumors`
 
 const medicalProcesses = `surgery chemotherapy radiation_therapy radiotherapy dialysis
 physiotherapy physical_therapy mri ct_scan cat_scan x-ray x-rays xray x_ray x_rays ultrasound
@@ -202,7 +229,12 @@ vaccine vaccinations transplant kidney_transplant heart_surgery bypass_surgery
 knee_replacement hip_replacement appendectomy tonsillectomy c-section cesarean
 angioplasty ekg ecg echocardiogram checkup check-up physical_exam root_canal
 stitches blood_transfusion transfusion amputation anesthesia therapy counseling
-rehab rehabilitation flu_shot booster_shot`
+rehab rehabilitation flu_shot booster_shot
+pet_scan cat_scan spinal_tap lumbar_puncture pap_smear dental_cleaning cataract_surgery
+lasik gastric_bypass hysterectomy mastectomy vasectomy appendix_surgery open_heart_surgery
+pacemaker ivf in_vitro_fertilization ablation cardioversion intubation
+sutures physical_therapy_sessions speech_therapy occupational_therapy psychotherapy
+immunotherapy chemo mri_scan ultrasound_scan stress_test sleep_study`
 
 const injuries = `fracture fractures fractured concussion sprain sprained strain bruise bruises
 bruised whiplash laceration burn burns dislocated dislocation torn_ligament torn_acl
