@@ -97,7 +97,7 @@
 //	nationality, language      gazetteers; words that are both (French) are a language after "speak", "fluent in", ...
 //	religion, occupation, organization, drug, medical_condition, medical_process, injury, event
 //	                           curated gazetteers, multi-word entries matched longest first (about 300 places,
-//	                           120 occupations, 110 organisations, 100 drugs, 90 conditions, 55 procedures)
+//	                           120 occupations, 200 organisations, 170 drugs, 150 conditions, 85 procedures)
 //	blood_type                 "O negative", "AB+", "type A"; "A positive" only near "blood"
 //	zodiac_sign, political_affiliation, gender_sexuality, marital_status
 //	                           gazetteers; ambiguous words (Cancer, independent, straight, single) need a context cue
