@@ -34,10 +34,13 @@
 // Endpointing: an energy voice-activity detector over 10 ms frames (with
 // an adaptive noise floor) ends the utterance once speech is followed by
 // end_utterance_silence_threshold of non-speech audio (default 700 ms,
-// 0..20000, set by {"end_utterance_silence_threshold": N}). Speech too
-// quiet for the detector (below Config.SpeechRMS) ends its utterance when
-// the recognizer's hypothesis has not changed for the threshold plus
-// 300 ms of audio. The utterance also ends when the client stops sending
+// 0..20000, set by {"end_utterance_silence_threshold": N}); bursts under
+// 50 ms (clicks, taps) count as part of the pause. The recognizer's
+// hypothesis backs the detector up: speech too quiet for it (below
+// Config.SpeechRMS) ends its utterance when the hypothesis has not
+// changed for the threshold plus 300 ms of audio, and steady noise it
+// takes for speech (a fan, music) when the hypothesis has not changed for
+// the threshold plus 1.3 s. The utterance also ends when the client stops sending
 // audio for the threshold plus 500 ms, on {"force_end_utterance": true},
 // and at the next pause once it is Config.MaxUtterance long. A FinalTranscript carries the utterance's
 // words passed through Config.Format (default DefaultFormat: capital first

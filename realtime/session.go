@@ -19,6 +19,17 @@ import (
 // VAD: the hypothesis lags the audio.
 const hypothesisSlack = 300 * time.Millisecond
 
+// noisyPauseExtra is added again when the VAD still hears sound: a
+// hypothesis unchanged for the threshold plus hypothesisSlack plus this
+// long ends the utterance whatever the VAD says, so noise that never
+// falls silent cannot hold an utterance open.
+const noisyPauseExtra = time.Second
+
+// minSpeechFrames is the shortest run of speech frames (10 ms each,
+// detector hangover included) that counts as speech for endpointing;
+// shorter bursts such as clicks count as part of the pause.
+const minSpeechFrames = 5
+
 // State is where a session is in its life.
 type State string
 
@@ -90,6 +101,7 @@ type Session struct {
 	uttStartMs   int64 // audio position when the utterance began
 	uttSpeech    bool  // VAD heard speech in this utterance
 	silenceMs    int64 // non-speech run after speech
+	speechRun    int   // consecutive speech frames
 	sincePartial time.Duration
 	lastPartial  string // text of the last PartialTranscript sent
 	hypText      string // text of the recognizer's last hypothesis
@@ -374,10 +386,17 @@ func (s *Session) audioLocked(b []byte) ([]Message, error) {
 	}
 	s.vad.frames(samples, func(end int, speech bool) {
 		if speech {
+			s.speechRun++
+		} else {
+			s.speechRun = 0
+		}
+		if s.speechRun >= minSpeechFrames {
 			s.uttSpeech = true
 			s.silenceMs = 0
 			return
 		}
+		// Non-speech, or a burst too short to be speech (a click, a
+		// tap): the pause goes on.
 		if !s.uttSpeech {
 			return
 		}
@@ -423,10 +442,12 @@ func (s *Session) audioLocked(b []byte) ([]Message, error) {
 		if text != s.hypText {
 			s.hypText, s.hypChangedMs = text, pos
 		}
-		if text != "" && !s.uttSpeech && pos-s.hypChangedMs >= s.threshold.Milliseconds()+hypothesisSlack.Milliseconds() {
-			// The VAD heard no speech (too quiet for Config.SpeechRMS)
-			// but the recognizer has words that stopped changing: the
-			// speaker has paused.
+		stable := time.Duration(pos-s.hypChangedMs) * time.Millisecond
+		if text != "" && (!s.uttSpeech && stable >= s.threshold+hypothesisSlack ||
+			stable >= s.threshold+hypothesisSlack+noisyPauseExtra) {
+			// The recognizer has words that stopped changing: the
+			// speaker has paused, though the VAD heard no speech (too
+			// quiet for Config.SpeechRMS) or no pause (steady noise).
 			msgs, err := s.finishUtterance()
 			return append(out, msgs...), err
 		}

@@ -507,3 +507,39 @@ func TestSessionQuietSpeechEndsOnStableHypothesis(t *testing.T) {
 		t.Fatalf("finals %+v", f)
 	}
 }
+
+// Clicks in a pause (10 ms bursts every 150 ms) do not hold the
+// utterance open.
+func TestSessionClicksInPause(t *testing.T) {
+	h := newHarness(t, SessionOptions{})
+	var pause []byte
+	for i := 0; i < 7; i++ {
+		pause = cat(pause, tone(10, 16000), silence(140, 16000))
+	}
+	if err := h.stream(cat(tone(500, 16000), pause), 16000); err != nil {
+		t.Fatal(err)
+	}
+	if f := h.finals(); len(f) != 1 || f[0].Text != "One." {
+		t.Fatalf("finals %+v", f)
+	}
+}
+
+// Steady sound the VAD takes for speech but the recognizer finds no words
+// in (a fan, music) ends the utterance once the hypothesis has been
+// stable for the threshold plus 1.3 s.
+func TestSessionSteadyNoiseEndsOnStableHypothesis(t *testing.T) {
+	h := newHarness(t, SessionOptions{})
+	hum := toneAt(3000, 16000, 600) // RMS 424: speech to the VAD, not to the fake recognizer
+	if err := h.stream(cat(tone(500, 16000), silence(100, 16000), hum[:2*16000*1]), 16000); err != nil {
+		t.Fatal(err)
+	}
+	if f := h.finals(); len(f) != 0 {
+		t.Fatalf("final too early: %+v", f)
+	}
+	if err := h.stream(hum[2*16000*1:], 16000); err != nil {
+		t.Fatal(err)
+	}
+	if f := h.finals(); len(f) != 1 || f[0].Text != "One." {
+		t.Fatalf("finals %+v", f)
+	}
+}

@@ -99,14 +99,23 @@ func int16s(b []byte) []int16 {
 }
 
 // TestSessionRealRecordings streams two librivox read-speech recordings
-// (real microphones, real background noise) with a pause between them:
+// (real microphones, real background noise) with a noisy pause between
+// them:
 // the VAD must split them into two finals close to the reference text.
 func TestSessionRealRecordings(t *testing.T) {
 	testaudio.Librivox(t)
 	clip := func(id string) []byte {
 		return wavPCM(t, testaudio.LibrivoxDir+"/sense_and_sensibility_01_austen_64kb-"+id+".wav")
 	}
-	pcm := cat(clip("0880"), silence(1000, 16000), clip("0930"), silence(800, 16000))
+	// The pauses are the room noise before the first word (RMS about
+	// 180), looped, not digital silence.
+	a, b := clip("0880"), clip("0930")
+	noise := a[:2*16000*150/1000]
+	var pause []byte
+	for len(pause) < 2*16000 {
+		pause = append(pause, noise...)
+	}
+	pcm := cat(a, pause, b, pause)
 	finals, partials := runSpeech(t, pcm, 16000, EncodingPCMS16LE)
 	if len(finals) != 2 {
 		t.Fatalf("%d finals: %+v", len(finals), finals)
