@@ -16,6 +16,13 @@ const SampleRate = 16000
 // ModelName is reported as Recognition.Model.
 const ModelName = "pocketsphinx-en-us"
 
+// Fillers are the filler words the model knows best. The base language
+// model rarely chooses them; a caller that wants disfluencies transcribed
+// (disfluencies=true) appends them to RecognizeOptions.WordBoost, where
+// even boost_param low makes spoken "um" and "uh" come out as words
+// (TestDisfluencies).
+var Fillers = []string{"um", "uh"}
+
 // ErrClosed is returned by calls on a closed Recognizer or Stream.
 var ErrClosed = errors.New("pocketsphinx: closed")
 
