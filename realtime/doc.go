@@ -136,10 +136,10 @@
 // sent at real-time speed in 100 ms chunks (bench_test.go), first while
 // other builds kept the load average near 3.5, then near 9:
 //
-//	                                             load ~3.5              load ~9
-//	chunk completing a word -> first partial     113 ms p50, 224 p90    130-180 ms p50, 300-460 p90
-//	end of the 700 ms pause -> FinalTranscript   78 ms p50, 166 p90     430-470 ms p50
-//	concurrent sessions keeping real time        6 (8 fell behind)      2 (4 fell behind)
+//	                                             load ~3.5                     load ~9
+//	chunk completing a word -> first partial     113-116 ms p50, 224-293 p90   130-180 ms p50, 300-460 p90
+//	end of the 700 ms pause -> FinalTranscript   78-200 ms p50, 166-289 p90    430-470 ms p50
+//	concurrent sessions keeping real time        6 (8 fell behind)             2 (4 fell behind)
 //	CPU per second of audio                      0.15 s (about 9 sessions on 2 idle cores at 70%)
 //	CPU per 100 ms chunk / per utterance end     8.4 ms / 66-76 ms median (140 ms p90)
 //
