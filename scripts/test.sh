@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs Earshot's full test suite on a Debian machine, installing the system
 # packages it needs first (scripts/setup.sh). CI runs exactly this (.ci/run).
-#   FUZZTIME=10s  how long each fuzz target runs after the unit tests (0 skips them)
+#   FUZZTIME=5s   how long each fuzz target runs after the unit tests (0 skips them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
@@ -14,7 +14,7 @@ if [ -n "$unformatted" ]; then echo "gofmt needed: $unformatted" >&2; exit 1; fi
 go vet ./...
 echo "== tests"
 go test -count=1 -timeout 20m ./...
-fuzztime=${FUZZTIME:-10s}
+fuzztime=${FUZZTIME:-5s}
 if [ "$fuzztime" != "0" ]; then
   echo "== fuzz ($fuzztime each)"
   # Every Fuzz* target in the repo runs for a short time on top of its seed corpus.
