@@ -219,16 +219,22 @@ func (d *decoder) applyBoost(p *boostPlan) error {
 	if blm == 0 {
 		return fmt.Errorf("pocketsphinx: word boost: cannot read boost language model")
 	}
-	d.l.ngramModelRetain(d.lm)
 	models := [2]uintptr{d.lm, blm}
 	n1, n2 := append([]byte("base"), 0), append([]byte("boost"), 0)
 	names := [2]*byte{&n1[0], &n2[0]}
 	weights := [2]float32{1 - p.weight, p.weight}
 	set := d.l.ngramModelSetInit(d.cfg, unsafe.Pointer(&models[0]), unsafe.Pointer(&names[0]), unsafe.Pointer(&weights[0]), 2)
 	if set == 0 {
-		d.l.ngramModelFree(d.lm)
 		d.l.ngramModelFree(blm)
 		return fmt.Errorf("pocketsphinx: word boost: cannot build interpolated language model")
+	}
+	// Debian's sphinxbase retains the submodels in ngram_model_set_init
+	// (older releases took ownership instead): either way the set must end
+	// up holding one reference to each, released when it is freed.
+	if d.l.refs(blm) > 1 {
+		d.l.ngramModelFree(blm)
+	} else {
+		d.l.ngramModelRetain(d.lm)
 	}
 	// The search takes its own reference; the set owns the two models.
 	rc := d.l.psSetLm(d.ps, boostSearch, set)
@@ -246,7 +252,9 @@ func (d *decoder) applyBoost(p *boostPlan) error {
 // clearBoost restores the base search and frees the boosted one.
 func (d *decoder) clearBoost() {
 	d.l.psSetSearch(d.ps, defaultSearch)
-	d.l.psUnsetSearch(d.ps, boostSearch)
+	if d.l.psUnsetSearch(d.ps, boostSearch) == 0 && d.l.mallocTrim != nil {
+		d.l.mallocTrim(0)
+	}
 }
 
 // lookup returns the dictionary pronunciation of w, or "".

@@ -163,3 +163,29 @@ func TestPronounce(t *testing.T) {
 		}
 	}
 }
+
+// TestBoostReleasesModels: a boosted request leaves the base language
+// model's reference count as it found it (the interpolated set and the
+// boost model are freed with the temporary search).
+func TestBoostReleasesModels(t *testing.T) {
+	r := rec(t)
+	d, err := r.acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.release(d)
+	before := d.l.refs(d.lm)
+	p, err := parseBoost([]string{"hello world", "lazy"}, "high")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := d.applyBoost(p); err != nil {
+			t.Fatal(err)
+		}
+		d.clearBoost()
+	}
+	if after := d.l.refs(d.lm); after != before {
+		t.Errorf("base model references: %d before, %d after three boosted requests", before, after)
+	}
+}

@@ -126,6 +126,9 @@ func (d *decoder) free() {
 		d.l.cmdLnFreeR(d.cfg)
 		d.cfg = 0
 	}
+	if d.l.mallocTrim != nil {
+		d.l.mallocTrim(0)
+	}
 }
 
 // segWord is one word of a hypothesis in decoder frames (10 ms).

@@ -54,6 +54,11 @@ type lib struct {
 	psGetLm       func(ps uintptr, name string) uintptr
 	psSetSearch   func(ps uintptr, name string) int32
 	psUnsetSearch func(ps uintptr, name string) int32
+
+	// mallocTrim is glibc's malloc_trim, or nil. Freeing a decoder returns
+	// ~100 MB in many small blocks to whichever malloc arena the calling
+	// thread used; trimming hands it back to the system.
+	mallocTrim func(pad uintptr) int32
 }
 
 // featHead mirrors the leading fields of sphinxbase 0.8+5prealpha's
@@ -174,6 +179,11 @@ func loadLib(dir string) (*lib, error) {
 		}
 		purego.RegisterLibFunc(s.fn, s.h, s.name)
 	}
+	if libc, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL); err == nil {
+		if _, err := purego.Dlsym(libc, "malloc_trim"); err == nil {
+			purego.RegisterLibFunc(&l.mallocTrim, libc, "malloc_trim")
+		}
+	}
 	// Silence sphinxbase's logging process-wide (err_set_logfp(NULL)
 	// disables it); ps_init would otherwise print its whole configuration
 	// to stderr. Done once here rather than with -logfn, which reopens a
@@ -227,4 +237,10 @@ func (l *lib) cString(p *byte) string {
 	s := string(unsafe.Slice(p, n))
 	l.ckdFree(p)
 	return s
+}
+
+// refs returns the reference count of an ngram model.
+func (l *lib) refs(m uintptr) int32 {
+	l.ngramModelRetain(m)
+	return l.ngramModelFree(m)
 }
