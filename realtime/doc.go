@@ -64,7 +64,8 @@
 // /v2/realtime/ws/{session_id}, which answers SessionResumed (session_id,
 // expires_at) and continues the same stream. The same authorization
 // applies: an API key of the session's project, or the temporary token
-// that started it.
+// that started it. A resume's other query parameters are ignored: the
+// session keeps the options it began with.
 //
 // # Authentication and tokens
 //
