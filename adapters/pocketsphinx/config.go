@@ -15,7 +15,7 @@ type Config struct {
 	// ModelDir holds en-us/ (acoustic model), en-us.lm.bin and
 	// cmudict-en-us.dict. Default DefaultModelDir.
 	ModelDir string
-	// Decoders caps the pooled decoders (each ~107 MB and ~0.45 s to
+	// Decoders caps the pooled decoders (each ~107 MB and ~0.6 s to
 	// create, made lazily). Recognize calls and streams beyond it wait.
 	// Default runtime.NumCPU().
 	Decoders int

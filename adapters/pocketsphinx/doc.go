@@ -28,7 +28,7 @@
 //     /usr/share/pocketsphinx/model/en-us.
 //   - Decoders: the most decoders alive at once, and so the most concurrent
 //     Recognize calls plus open streams; more wait (honouring ctx). Each
-//     decoder takes ~107 MB and ~0.45 s to create; they are created lazily
+//     decoder takes ~107 MB and ~0.6 s of CPU to create; they are created lazily
 //     and pooled. Default runtime.NumCPU().
 //   - LibraryPath: the directory with libpocketsphinx.so.3 and
 //     libsphinxbase.so.3, or the path of libpocketsphinx.so.3. Default:
@@ -79,6 +79,15 @@
 // (not in the dictionary) and "gastroenterology" (not in the language
 // model) are recognized only with the boost. Streams take
 // StreamOptions.WordBoost with the default weight.
+//
+// # Performance
+//
+// Measured on the 2-core development VM (go test -bench .): Recognize
+// decodes a 7.1 s librivox clip in 1.42 s (5.0x real time, 5.2 audio
+// seconds per CPU second); with word boost 4.3x (building the temporary
+// search costs ~0.25 s per request); a stream with 100 ms writes and a
+// Partial after each runs at 5.5x; creating a decoder takes 0.6 s of CPU;
+// resampling 48 kHz to 16 kHz costs 6.5 ms per audio second.
 //
 // # Concurrency
 //
