@@ -77,8 +77,9 @@
 // 60; values above Config.MaxTokenExpiresIn, default 360000 s, are
 // clamped) with API-key auth and returns {"token": "..."}: 64 random hex
 // characters, bound to the project, usable to start one session and then
-// to resume that session. Every response is application/json; errors are
-// {"error": "..."} with 400, 401 or 405.
+// to resume that session. A project may hold MaxUnusedTokens tokens that
+// are neither used nor expired (then 429). Every response is
+// application/json; errors are {"error": "..."} with 400, 401, 405 or 429.
 //
 // # Close codes
 //

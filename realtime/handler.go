@@ -42,6 +42,7 @@ type Handler struct {
 	sessions map[string]*Session
 	tokens   map[string]*tempToken
 	pending  map[string]int // project -> sessions being opened
+	unused   map[string]int // project -> minted tokens not yet used
 	closed   bool
 
 	done chan struct{}
@@ -67,6 +68,7 @@ func NewHandler(cfg Config) (*Handler, error) {
 		sessions: make(map[string]*Session),
 		tokens:   make(map[string]*tempToken),
 		pending:  make(map[string]int),
+		unused:   make(map[string]int),
 		done:     make(chan struct{}),
 	}
 	h.wg.Add(1)
@@ -169,6 +171,7 @@ func (h *Handler) sweep() {
 	for k, t := range h.tokens {
 		if t.session == "" && now.After(t.expires) {
 			delete(h.tokens, k)
+			h.useToken(t)
 		}
 	}
 	h.mu.Unlock()
@@ -195,10 +198,30 @@ func (h *Handler) NewToken(projectID string, expiresIn time.Duration) (string, e
 	}
 	tok := hex.EncodeToString(b[:])
 	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.unused[projectID] >= MaxUnusedTokens {
+		return "", ErrTooManyTokens
+	}
 	h.tokens[tok] = &tempToken{project: projectID, expires: h.cfg.Now().Add(expiresIn)}
-	h.mu.Unlock()
+	h.unused[projectID]++
 	return tok, nil
 }
+
+// useToken takes t off its project's count of unused tokens.
+func (h *Handler) useToken(t *tempToken) {
+	if h.unused[t.project]--; h.unused[t.project] <= 0 {
+		delete(h.unused, t.project)
+	}
+}
+
+// MaxUnusedTokens caps the temporary tokens of one project that are
+// neither used nor expired; NewToken fails with ErrTooManyTokens (HTTP
+// 429) beyond it.
+const MaxUnusedTokens = 10000
+
+// ErrTooManyTokens is returned by NewToken when the project has
+// MaxUnusedTokens outstanding tokens.
+var ErrTooManyTokens = errors.New("realtime: too many unused temporary tokens")
 
 // TokenHandler serves POST /v2/realtime/token: API-key auth (401),
 // JSON body {"expires_in": seconds} with at least 60 (400), values above
@@ -253,6 +276,10 @@ func (h *Handler) TokenHandler() http.Handler {
 			d = time.Duration(secs) * time.Second
 		}
 		tok, err := h.NewToken(project, d)
+		if errors.Is(err, ErrTooManyTokens) {
+			writeJSON(w, http.StatusTooManyRequests, ErrorMessage{Error: "too many unused temporary tokens; let some expire first"})
+			return
+		}
 		if err != nil {
 			writeJSON(w, http.StatusInternalServerError, ErrorMessage{Error: err.Error()})
 			return
@@ -391,6 +418,7 @@ func (h *Handler) open(ctx context.Context, r *http.Request) (*Session, Message,
 			return nil, nil, ErrNotAuthorized.with("Not Authorized: temporary token already used")
 		}
 		t.session = s.id
+		h.useToken(t)
 		s.token = tok
 	}
 	s.attached = true

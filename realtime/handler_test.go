@@ -696,3 +696,27 @@ func TestUnansweredPingDetaches(t *testing.T) {
 		t.Fatalf("resume %v", m)
 	}
 }
+
+func TestUnusedTokensAreCapped(t *testing.T) {
+	s := newTestServer(t)
+	for i := 0; i < MaxUnusedTokens; i++ {
+		if _, err := s.h.NewToken("proj-a", time.Minute); err != nil {
+			t.Fatalf("token %d: %v", i, err)
+		}
+	}
+	if code, body := s.post("key-a", `{"expires_in":60}`); code != http.StatusTooManyRequests || !strings.Contains(body, "unused") {
+		t.Fatalf("%d %s", code, body)
+	}
+	// Other projects are not affected; expiry frees the quota.
+	s.token("key-b", 60)
+	s.clock.Advance(2 * time.Minute)
+	waitFor(t, func() bool { s.h.mu.Lock(); defer s.h.mu.Unlock(); return s.h.unused["proj-a"] == 0 })
+	tok := s.token("key-a", 60)
+	begin(t, s, "", url.Values{"token": {tok}})
+	s.h.mu.Lock()
+	n := s.h.unused["proj-a"]
+	s.h.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d unused after use", n)
+	}
+}
