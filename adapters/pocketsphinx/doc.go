@@ -40,7 +40,8 @@
 // library's voice activity detector sees speech end, exactly as
 // pocketsphinx_continuous does, so hour-long audio decodes in bounded memory
 // and the transcript matches the command line tool (checked by
-// TestLibrivoxMatchesCLI). Every request starts from the decoder's initial
+// TestLibrivoxMatchesCLI); speech that never pauses (music, noise) is cut
+// every 60 s. Every request starts from the decoder's initial
 // cepstral mean, so results never depend on what a pooled decoder decoded
 // before. Word times come from the segment iterator (10 ms frames, counted
 // from the start of the audio or stream); confidence is the word's
