@@ -67,6 +67,9 @@ type RecognizeOptions struct {
 	LanguageCode string
 	WordBoost    []string // spoken-form terms, from word_boost and keyterms_prompt
 	BoostParam   string   // low, default or high
+	// Disfluencies asks the engine to transcribe filler words (um, uh, ...)
+	// rather than skip them (the request's disfluencies parameter).
+	Disfluencies bool
 }
 
 // Recognition is the result of recognizing one channel.

@@ -858,7 +858,7 @@ func (s *Service) process(ctx context.Context, t *Transcript) error {
 	if silent(pcm) {
 		return &MediaError{Reason: "no speech detected: the audio is silent"}
 	}
-	opts := RecognizeOptions{WordBoost: append(append([]string(nil), t.WordBoost...), t.KeytermsPrompt...)}
+	opts := RecognizeOptions{WordBoost: append(append([]string(nil), t.WordBoost...), t.KeytermsPrompt...), Disfluencies: isTrue(t.Disfluencies)}
 	if t.BoostParam != nil {
 		opts.BoostParam = *t.BoostParam
 	}

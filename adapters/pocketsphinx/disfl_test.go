@@ -24,7 +24,7 @@ func TestDisfluencies(t *testing.T) {
 	}
 	r.release(d)
 	ctx := context.Background()
-	boost := transcribe.RecognizeOptions{WordBoost: Fillers, BoostParam: "low"}
+	boost := transcribe.RecognizeOptions{Disfluencies: true}
 	found := 0
 	voices := []string{"rms", "awb"}
 	for _, v := range voices {

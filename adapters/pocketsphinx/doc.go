@@ -48,10 +48,10 @@
 // posterior probability in the lattice (-bestpath yes). Sentence markers,
 // silence and noise tokens are dropped and alternate pronunciation marks
 // ("read(2)") removed. The dictionary and language model contain the
-// fillers um, uh, hmm and mhm, but the base model rarely picks them; boosting
-// Fillers (append them to RecognizeOptions.WordBoost for requests with
-// disfluencies=true) makes spoken "um" and "uh" come out, without inserting
-// them into fluent speech. Removing fillers when disfluencies is false is the
+// fillers um, uh, hmm and mhm, but the base model rarely picks them; with
+// RecognizeOptions.Disfluencies (disfluencies=true) Fillers are boosted,
+// which makes spoken "um" and "uh" come out without inserting them into
+// fluent speech. Removing fillers when disfluencies is false is the
 // job of the formatting stages.
 //
 // Partial hypotheses of a stream carry the words of the utterance so far

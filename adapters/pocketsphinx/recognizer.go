@@ -17,9 +17,9 @@ const SampleRate = 16000
 const ModelName = "pocketsphinx-en-us"
 
 // Fillers are the filler words the model knows best. The base language
-// model rarely chooses them; a caller that wants disfluencies transcribed
-// (disfluencies=true) appends them to RecognizeOptions.WordBoost, where
-// even boost_param low makes spoken "um" and "uh" come out as words
+// model rarely chooses them; with RecognizeOptions.Disfluencies they are
+// added to the boosted terms (at boost_param low when no other terms are
+// boosted), which makes spoken "um" and "uh" come out as words
 // (TestDisfluencies).
 var Fillers = []string{"um", "uh"}
 
@@ -194,6 +194,12 @@ func checkLanguage(code string) error {
 func (r *Recognizer) Recognize(ctx context.Context, audio []int16, opts transcribe.RecognizeOptions) (*transcribe.Recognition, error) {
 	if err := checkLanguage(opts.LanguageCode); err != nil {
 		return nil, err
+	}
+	if opts.Disfluencies {
+		if len(opts.WordBoost) == 0 && opts.BoostParam == "" {
+			opts.BoostParam = "low"
+		}
+		opts.WordBoost = append(append([]string(nil), opts.WordBoost...), Fillers...)
 	}
 	boost, err := parseBoost(opts.WordBoost, opts.BoostParam)
 	if err != nil {
