@@ -10,7 +10,8 @@
 //     replacement, ErrNotFound, streaming of a large body, failed Puts
 //     leaving nothing behind, concurrent use, and FileBlobStore.Path.
 //   - RunRecognizerTests checks a transcribe.Recognizer (and its streaming
-//     extension) on real speech, driven by its RecognizerFeatures.
+//     extension) on real speech, driven by its RecognizerFeatures;
+//     ReadWAV16 reads the 16 kHz mono WAV it is fed.
 //   - RunNotifierTests checks a transcribe.Notifier.
 //   - FakeRecognizer is a scripted transcribe.Recognizer that counts its
 //     calls, honours its context and can fail on demand; SpreadWords lays
