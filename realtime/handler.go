@@ -181,10 +181,11 @@ func (h *Handler) sweep() {
 	}
 }
 
-// NewToken mints a temporary token for projectID valid for expiresIn
-// (clamped to [MinTokenExpiresIn, Config.MaxTokenExpiresIn] is the
-// caller's business: NewToken rejects values outside it). The token
-// starts one session and authorizes that session's resumes.
+// NewToken mints a temporary token for projectID valid for expiresIn:
+// less than MinTokenExpiresIn is an error, more than
+// Config.MaxTokenExpiresIn is clamped. The token starts one session and
+// authorizes that session's resumes. It fails with ErrTooManyTokens when
+// the project holds MaxUnusedTokens unused ones.
 func (h *Handler) NewToken(projectID string, expiresIn time.Duration) (string, error) {
 	if expiresIn < MinTokenExpiresIn {
 		return "", fmt.Errorf("realtime: expires_in must be at least %d seconds", int(MinTokenExpiresIn.Seconds()))
