@@ -19,25 +19,26 @@ import (
 // config is the server configuration: environment variables, overridden by
 // flags of the same meaning.
 type config struct {
-	Addr          string        // EARSHOT_ADDR, default 127.0.0.1:8080
-	Data          string        // EARSHOT_DATA, default ./earshot-data
-	PublicURL     string        // EARSHOT_PUBLIC_URL, default http(s)://Addr
-	APIKeys       string        // EARSHOT_API_KEYS, key:project,key:project
-	EncryptionKey string        // EARSHOT_ENCRYPTION_KEY, 64 hex chars or base64 of 32 bytes
-	Workers       int           // EARSHOT_WORKERS, default one per CPU
-	Decoders      int           // EARSHOT_DECODERS, pocketsphinx decoders pooled, default one per CPU
-	ModelDir      string        // EARSHOT_MODEL_DIR, default /usr/share/pocketsphinx/model/en-us
-	TLSCert       string        // EARSHOT_TLS_CERT
-	TLSKey        string        // EARSHOT_TLS_KEY
-	AllowPrivate  bool          // EARSHOT_ALLOW_PRIVATE_URLS
-	MaxUpload     int64         // EARSHOT_MAX_UPLOAD_BYTES, default 2 GiB
-	MaxDuration   time.Duration // EARSHOT_MAX_DURATION, default 10h
-	Retention     time.Duration // EARSHOT_RETENTION, default 2160h (90 days)
-	RateLimit     float64       // EARSHOT_RATE_LIMIT, requests/s per project, default 50
-	RealtimeLimit int           // EARSHOT_REALTIME_SESSIONS, concurrent sessions per project, default 32
-	LogLevel      string        // EARSHOT_LOG_LEVEL: debug, info, warn, error
-	JobLease      time.Duration // EARSHOT_JOB_LEASE, default 30s: how soon a dead worker's job is resumed
-	WebhookRetry  time.Duration // EARSHOT_WEBHOOK_RETRY_INTERVAL, default 10s (the spec's value)
+	Addr           string        // EARSHOT_ADDR, default 127.0.0.1:8080
+	Data           string        // EARSHOT_DATA, default ./earshot-data
+	PublicURL      string        // EARSHOT_PUBLIC_URL, default http(s)://Addr
+	APIKeys        string        // EARSHOT_API_KEYS, key:project,key:project
+	EncryptionKey  string        // EARSHOT_ENCRYPTION_KEY, 64 hex chars or base64 of 32 bytes
+	Workers        int           // EARSHOT_WORKERS, default one per CPU
+	Decoders       int           // EARSHOT_DECODERS, pocketsphinx decoders for batch jobs, default one per worker
+	StreamDecoders int           // EARSHOT_STREAM_DECODERS, decoders for streaming sessions (one each), default 4
+	ModelDir       string        // EARSHOT_MODEL_DIR, default /usr/share/pocketsphinx/model/en-us
+	TLSCert        string        // EARSHOT_TLS_CERT
+	TLSKey         string        // EARSHOT_TLS_KEY
+	AllowPrivate   bool          // EARSHOT_ALLOW_PRIVATE_URLS
+	MaxUpload      int64         // EARSHOT_MAX_UPLOAD_BYTES, default 2 GiB
+	MaxDuration    time.Duration // EARSHOT_MAX_DURATION, default 10h
+	Retention      time.Duration // EARSHOT_RETENTION, default 2160h (90 days)
+	RateLimit      float64       // EARSHOT_RATE_LIMIT, requests/s per project, default 50
+	RealtimeLimit  int           // EARSHOT_REALTIME_SESSIONS, concurrent sessions per project, default 32
+	LogLevel       string        // EARSHOT_LOG_LEVEL: debug, info, warn, error
+	JobLease       time.Duration // EARSHOT_JOB_LEASE, default 30s: how soon a dead worker's job is resumed
+	WebhookRetry   time.Duration // EARSHOT_WEBHOOK_RETRY_INTERVAL, default 10s (the spec's value)
 }
 
 func env(name, def string) string {
@@ -67,7 +68,8 @@ func parseConfig(args []string) (*config, error) {
 		help string
 	}{
 		{&c.Workers, "workers", "EARSHOT_WORKERS", 0, "jobs processed at once; 0 = one per CPU"},
-		{&c.Decoders, "decoders", "EARSHOT_DECODERS", 0, "pooled recognizer decoders; 0 = one per CPU"},
+		{&c.Decoders, "decoders", "EARSHOT_DECODERS", 0, "pooled recognizer decoders for batch jobs; 0 = one per worker"},
+		{&c.StreamDecoders, "stream-decoders", "EARSHOT_STREAM_DECODERS", 4, "recognizer decoders for streaming sessions, one per live session"},
 		{&c.RealtimeLimit, "realtime-sessions", "EARSHOT_REALTIME_SESSIONS", 32, "concurrent streaming sessions per project"},
 	}
 	for _, i := range ints {

@@ -76,11 +76,22 @@ func run(args []string) error {
 	} else if n > 0 {
 		log.Info("removed stale upload fragments", "count", n)
 	}
-	rec, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: cfg.Decoders})
+	decoders := cfg.Decoders
+	if decoders == 0 {
+		decoders = cfg.Workers // 0 means one per CPU in both
+	}
+	rec, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: decoders})
 	if err != nil {
 		return err
 	}
 	defer rec.Close()
+	// Streaming sessions hold a decoder for their whole life, so they get
+	// their own pool and never starve batch jobs (or the reverse).
+	streamRec, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: max(cfg.StreamDecoders, 1)})
+	if err != nil {
+		return err
+	}
+	defer streamRec.Close()
 	// Load one decoder now so a missing library or model fails at start-up
 	// with the packages to install, not on the first job.
 	if err := rec.Warm(context.Background(), 1); err != nil {
@@ -134,7 +145,7 @@ func run(args []string) error {
 	}
 
 	rt, err := realtime.NewHandler(realtime.Config{
-		Recognizer:            rec,
+		Recognizer:            streamRec,
 		Authenticate:          func(r *http.Request) (string, bool) { return authenticate(keys, r) },
 		Format:                func(ws []transcribe.Word) []transcribe.Word { return textfmt.Format(ws, nil) },
 		MaxSessionsPerProject: cfg.RealtimeLimit,
