@@ -497,9 +497,8 @@ func (p *TranscriptParams) Normalize() {
 	if p.WordBoost == nil {
 		p.WordBoost = []string{}
 	}
-	for i, t := range p.WordBoost {
-		p.WordBoost[i] = SpokenForm(t)
-	}
+	p.WordBoost = dedupe(p.WordBoost, SpokenForm)
+	p.KeytermsPrompt = dedupe(p.KeytermsPrompt, func(s string) string { return strings.Join(strings.Fields(s), " ") })
 	if len(p.WordBoost) > 0 && p.BoostParam == nil {
 		p.BoostParam = strp("default")
 	}
@@ -527,6 +526,26 @@ func (p *TranscriptParams) Normalize() {
 	if isTrue(p.DualChannel) && p.Multichannel == nil {
 		p.Multichannel = boolp(false)
 	}
+}
+
+// dedupe maps terms through norm and drops repeats (case-insensitively),
+// keeping the first spelling. A nil slice stays nil.
+func dedupe(terms []string, norm func(string) string) []string {
+	if terms == nil {
+		return nil
+	}
+	out := terms[:0:0]
+	seen := map[string]bool{}
+	for _, t := range terms {
+		t = norm(t)
+		k := strings.ToLower(t)
+		if t == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, t)
+	}
+	return out
 }
 
 // Warnings returns the warnings the request earns without being an error,

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -390,20 +391,36 @@ func (s *Service) GetCompleted(ctx context.Context, projectID, id string) (*Tran
 // audio, marks it deleted, and returns the deleted form. A job still
 // running finds its lease gone and discards its result.
 func (s *Service) Delete(ctx context.Context, projectID, id string) (*Transcript, error) {
-	t, err := s.get(ctx, projectID, id)
-	if err != nil {
-		return nil, err
+	if uuid.Validate(id) != nil {
+		return nil, fmt.Errorf("transcript %q: %w", id, ErrNotFound)
 	}
 	r, err := s.cfg.Store.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	uploadID, redacted := t.UploadID, t.RedactedKey
+	if r.ProjectID != projectID {
+		return nil, fmt.Errorf("transcript %q: %w", id, ErrNotFound)
+	}
+	t, _, err := s.unseal(r)
+	if err != nil {
+		return nil, err
+	}
+	uploadID := t.UploadID
 	t.ClearContent()
+	if !t.Status.Final() {
+		// A job deleted before it finished will never finish: end it in
+		// error so pollers (the SDKs' Wait) stop.
+		t.Status = StatusError
+		reason := DeletedText
+		t.Error = &reason
+		t.Completed = s.now().UTC()
+		r.Completed = t.Completed
+	}
 	data, err := s.seal(t, 0)
 	if err != nil {
 		return nil, err
 	}
+	r.Status = t.Status
 	r.Deleted = true
 	r.Data = data
 	r.LeaseOwner, r.LeaseUntil = "", time.Time{}
@@ -414,13 +431,18 @@ func (s *Service) Delete(ctx context.Context, projectID, id string) (*Transcript
 	if uploadID != "" {
 		s.dropUpload(bg, uploadID)
 	}
-	if redacted != "" {
-		if err := s.cfg.Blobs.Delete(bg, redacted); err != nil {
+	s.dropRedacted(bg, id)
+	s.log.Info("transcript deleted", "id", id, "project", projectID)
+	return t.Public(), nil
+}
+
+// dropRedacted deletes any redacted audio of transcript id.
+func (s *Service) dropRedacted(ctx context.Context, id string) {
+	for _, f := range []string{"mp3", "wav"} {
+		if err := s.cfg.Blobs.Delete(ctx, RedactedAudioKey(id, f)); err != nil {
 			s.log.Error("deleting redacted audio", "id", id, "err", err)
 		}
 	}
-	s.log.Info("transcript deleted", "id", id, "project", projectID)
-	return t.Public(), nil
 }
 
 func (s *Service) dropUpload(ctx context.Context, uploadID string) {
@@ -723,9 +745,10 @@ func (s *Service) runJob(ctx context.Context, owner string, rec *Record) {
 	go s.heartbeat(jobCtx, cancel, rec.ID, owner)
 	start := s.now()
 	log.Info("processing", "attempt", attempts)
-	perr := s.process(jobCtx, t)
+	perr := s.processSafely(jobCtx, t)
 	if cause := context.Cause(jobCtx); errors.Is(cause, ErrLeaseLost) {
 		log.Warn("job lost its lease (deleted or taken over); result discarded")
+		s.dropRedacted(context.WithoutCancel(ctx), t.ID)
 		return
 	}
 	if ctx.Err() != nil {
@@ -755,8 +778,11 @@ func (s *Service) heartbeat(ctx context.Context, cancel context.CancelCauseFunc,
 	}
 }
 
-// finish stores the final state and sends notifications.
+// finish stores the final state and sends notifications. It runs to the
+// end even when the worker is being stopped, so a stored result always gets
+// its upload removed and its webhook queued.
 func (s *Service) finish(ctx context.Context, owner string, rec *Record, t *Transcript, attempts int, perr error) {
+	ctx = context.WithoutCancel(ctx)
 	if t == nil {
 		rec.Status = StatusError
 		rec.Completed = s.now().UTC()
@@ -768,9 +794,12 @@ func (s *Service) finish(ctx context.Context, owner string, rec *Record, t *Tran
 	}
 	if perr != nil {
 		var me *MediaError
+		var pe *ParamError
 		reason := "internal error while processing the media"
 		if errors.As(perr, &me) {
 			reason = me.Reason
+		} else if errors.As(perr, &pe) {
+			reason = pe.Error()
 		} else {
 			s.log.Error("processing failed", "id", t.ID, "err", perr)
 		}
@@ -794,6 +823,7 @@ func (s *Service) finish(ctx context.Context, owner string, rec *Record, t *Tran
 	if err := s.cfg.Store.Update(ctx, rec); err != nil {
 		if errors.Is(err, ErrLeaseLost) {
 			s.log.Warn("job lost its lease before storing; result discarded", "id", t.ID)
+			s.dropRedacted(ctx, t.ID)
 		} else {
 			s.log.Error("storing result", "id", t.ID, "err", err)
 		}
@@ -817,6 +847,18 @@ func (s *Service) finish(ctx context.Context, owner string, rec *Record, t *Tran
 			}
 		}
 	}
+}
+
+// processSafely runs process and turns a panic in any stage or adapter
+// into an error, so one bad job cannot take the process down.
+func (s *Service) processSafely(ctx context.Context, t *Transcript) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("panic while processing", "id", t.ID, "panic", v, "stack", string(debug.Stack()))
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return s.process(ctx, t)
 }
 
 // process does the work of one job: fetch, decode, recognize, stages.
@@ -951,11 +993,19 @@ func trim(pcm *PCM, start, end *int64) (int64, error) {
 	n := int64(len(pcm.Channels[0]))
 	rate := int64(pcm.SampleRate)
 	lo, hi := int64(0), n
+	// Milliseconds to samples without overflow: anything past the media's
+	// length saturates at n.
+	toSample := func(ms int64) int64 {
+		if ms >= n*1000/rate+1 {
+			return n + 1
+		}
+		return ms * rate / 1000
+	}
 	if start != nil {
-		lo = *start * rate / 1000
+		lo = toSample(*start)
 	}
 	if end != nil {
-		hi = min(*end*rate/1000, n)
+		hi = min(toSample(*end), n)
 	}
 	if lo >= n {
 		return 0, &MediaError{Reason: fmt.Sprintf("audio_start_from %d ms is past the end of the media (%d ms)", *start, n*1000/rate)}

@@ -570,3 +570,58 @@ func TestRedactedAudioURL(t *testing.T) {
 		t.Errorf("not requested: %v", err)
 	}
 }
+
+func TestHugeAudioStartDoesNotCrash(t *testing.T) {
+	e := newEnv(t)
+	u := e.upload(t, "p", media(1, 1))
+	tr, err := e.svc.Submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, AudioStartFrom: transcribe.Int64(576460752303424)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done := e.wait(t, "p", tr.ID); done.Status != transcribe.StatusError || !strings.Contains(*done.Error, "audio_start_from") {
+		t.Fatalf("status %s error %v", done.Status, done.Error)
+	}
+}
+
+func TestPanickingStageFailsTheJobOnly(t *testing.T) {
+	boom := transcribe.StageFunc{StageName: "boom", Run: func(context.Context, *transcribe.Job) error { panic("stage bug") }}
+	e := newEnv(t, func(c *transcribe.Config) { c.Stages = []transcribe.Stage{boom} })
+	u := e.upload(t, "p", media(1, 1))
+	tr, _ := e.svc.Submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u})
+	if done := e.wait(t, "p", tr.ID); done.Status != transcribe.StatusError || strings.Contains(*done.Error, "stage bug") {
+		t.Fatalf("status %s error %v", done.Status, done.Error)
+	}
+	// The workers are still alive.
+	u = e.upload(t, "p", media(1, 1))
+	e.svc.Submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, SpeakerLabels: transcribe.Bool(true)})
+}
+
+func TestDeleteQueuedEndsInError(t *testing.T) {
+	e := newEnv(t, func(c *transcribe.Config) { c.Workers = 0 })
+	ctx := context.Background()
+	tr, _ := e.svc.Submit(ctx, "p", transcribe.TranscriptParams{AudioURL: "https://media.test/a.wav"})
+	del, err := e.svc.Delete(ctx, "p", tr.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if del.Status != transcribe.StatusError || *del.Error != transcribe.DeletedText || !del.IsDeleted {
+		t.Fatalf("deleted queued transcript: %s %v", del.Status, del.Error)
+	}
+	if _, err := e.store.ClaimJob(ctx, "w", time.Now(), time.Minute); !errors.Is(err, transcribe.ErrNoJob) {
+		t.Fatalf("deleted job still claimable: %v", err)
+	}
+}
+
+func TestWordBoostDeduplicated(t *testing.T) {
+	p := transcribe.TranscriptParams{AudioURL: "https://x/a", WordBoost: []string{"Earshot", "earshot", "EARSHOT!", "other"}}
+	for i := 0; i < 5000; i++ {
+		p.WordBoost = append(p.WordBoost, "other")
+	}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	p.Normalize()
+	if len(p.WordBoost) != 2 || p.WordBoost[0] != "Earshot" {
+		t.Fatalf("word_boost %q", p.WordBoost)
+	}
+}
