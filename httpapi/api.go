@@ -168,7 +168,7 @@ func (a *API) method(hs map[string]handler) http.HandlerFunc {
 			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path))
 			return
 		}
-		if wait, ok := a.allow(project); !ok {
+		if wait, ok := a.allow(r.Context(), project, r.Method == http.MethodGet); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
 			writeError(w, http.StatusTooManyRequests, "Too many requests: the rate limit of this project is exceeded")
 			return
@@ -177,8 +177,15 @@ func (a *API) method(hs map[string]handler) http.HandlerFunc {
 	}
 }
 
-// allow applies the per-project token bucket.
-func (a *API) allow(project string) (time.Duration, bool) {
+// maxGetWait is how long a GET over the rate limit is held back before
+// being refused. The official Go SDK's Wait polls in a tight loop once its
+// backoff gives up (after 15 minutes); pacing its GETs instead of refusing
+// them keeps long jobs from failing with 429.
+const maxGetWait = 2 * time.Second
+
+// allow applies the per-project token bucket. GETs (polling) wait up to
+// maxGetWait for a token; other requests are refused at once.
+func (a *API) allow(ctx context.Context, project string, isGet bool) (time.Duration, bool) {
 	if a.cfg.RateLimit < 0 {
 		return 0, true
 	}
@@ -190,11 +197,23 @@ func (a *API) allow(project string) (time.Duration, bool) {
 	}
 	a.limMu.Unlock()
 	res := l.Reserve()
-	if d := res.Delay(); d > 0 {
-		res.Cancel()
-		return max(d, time.Second), false
+	d := res.Delay()
+	if d == 0 {
+		return 0, true
 	}
-	return 0, true
+	if isGet && d <= maxGetWait {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return 0, true
+		case <-ctx.Done():
+			res.Cancel()
+			return d, false
+		}
+	}
+	res.Cancel()
+	return max(d, time.Second), false
 }
 
 func (a *API) upload(w http.ResponseWriter, r *http.Request, project string) {

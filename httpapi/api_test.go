@@ -299,11 +299,23 @@ func TestRateLimit(t *testing.T) {
 	f := newFixture(t, func(c *httpapi.Config) { c.RateLimit = 1; c.RateBurst = 3 })
 	var last resp
 	for i := 0; i < 5; i++ {
-		last = f.do(t, "GET", "/v2/transcript", "k1", nil)
+		last = f.do(t, "POST", "/v2/transcript", "k1", strings.NewReader(`{}`))
 	}
 	expectError(t, last, 429, "rate limit")
 	if ra := last.header.Get("Retry-After"); ra == "" || ra == "0" {
 		t.Fatalf("Retry-After %q", ra)
+	}
+	// Polling GETs over the limit are paced, not refused (the Go SDK's Wait
+	// polls in a tight loop after 15 minutes).
+	g := newFixture(t, func(c *httpapi.Config) { c.RateLimit = 4; c.RateBurst = 2 })
+	start := time.Now()
+	for i := 0; i < 6; i++ {
+		if r := g.do(t, "GET", "/v2/transcript", "k1", nil); r.status != 200 {
+			t.Fatalf("paced GET %d: %d", i, r.status)
+		}
+	}
+	if el := time.Since(start); el < 800*time.Millisecond {
+		t.Errorf("6 GETs at 4/s (burst 2) took %v; not paced", el)
 	}
 	// Another project has its own bucket.
 	if r := f.do(t, "GET", "/v2/transcript", "k2", nil); r.status != 200 {

@@ -326,6 +326,20 @@ func (s *Service) Submit(ctx context.Context, projectID string, p TranscriptPara
 	return t.Public(), nil
 }
 
+// markUnavailable gives every requested analysis that no stage produced
+// the API's "unavailable" result, instead of leaving it pending forever.
+func markUnavailable(t *Transcript) {
+	if isTrue(t.ContentSafety) && (t.ContentSafetyLabels == nil || t.ContentSafetyLabels.Status == "") {
+		t.ContentSafetyLabels = &ContentSafetyLabelsResult{Status: "unavailable"}
+	}
+	if isTrue(t.IABCategories) && (t.IABCategoriesResult == nil || t.IABCategoriesResult.Status == "") {
+		t.IABCategoriesResult = &TopicDetectionResult{Status: "unavailable"}
+	}
+	if isTrue(t.AutoHighlights) && t.AutoHighlightsResult == nil {
+		t.AutoHighlightsResult = &AutoHighlightsResult{Status: "unavailable", Results: []AutoHighlight{}}
+	}
+}
+
 func emptyCSL(enabled *bool) *ContentSafetyLabelsResult {
 	if isTrue(enabled) {
 		return &ContentSafetyLabelsResult{}
@@ -808,6 +822,7 @@ func (s *Service) finish(ctx context.Context, owner string, rec *Record, t *Tran
 		t.Text, t.Words, t.Utterances, t.Confidence = nil, nil, nil, nil
 	} else {
 		t.Status = StatusCompleted
+		markUnavailable(t)
 	}
 	t.Completed = s.now().UTC()
 	if t.RedactedKey != "" && t.RedactedTime.IsZero() {

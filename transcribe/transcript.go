@@ -86,6 +86,41 @@ type ContentSafetyLabelsResult struct {
 	SeverityScoreSummary map[string]SeverityScoreSummary `json:"severity_score_summary"`
 }
 
+// MarshalJSON writes {} for a result that is still pending (no status),
+// as the real API shows on queued transcripts, and otherwise the object
+// with empty collections rather than null.
+func (r ContentSafetyLabelsResult) MarshalJSON() ([]byte, error) {
+	if r.Status == "" {
+		return []byte("{}"), nil
+	}
+	type plain ContentSafetyLabelsResult
+	if r.Results == nil {
+		r.Results = []ContentSafetyLabelResult{}
+	}
+	if r.Summary == nil {
+		r.Summary = map[string]float64{}
+	}
+	if r.SeverityScoreSummary == nil {
+		r.SeverityScoreSummary = map[string]SeverityScoreSummary{}
+	}
+	return json.Marshal(plain(r))
+}
+
+// MarshalJSON: {} while pending, like ContentSafetyLabelsResult.
+func (r TopicDetectionResult) MarshalJSON() ([]byte, error) {
+	if r.Status == "" {
+		return []byte("{}"), nil
+	}
+	type plain TopicDetectionResult
+	if r.Results == nil {
+		r.Results = []TopicDetectionItem{}
+	}
+	if r.Summary == nil {
+		r.Summary = map[string]float64{}
+	}
+	return json.Marshal(plain(r))
+}
+
 // SeverityScoreSummary is the distribution of severities of one label.
 type SeverityScoreSummary struct {
 	Low    float64 `json:"low"`

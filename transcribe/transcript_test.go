@@ -78,3 +78,22 @@ func TestClearContent(t *testing.T) {
 		t.Fatalf("bad deleted form: %s", b)
 	}
 }
+
+func TestPendingAndUnavailableResults(t *testing.T) {
+	b, _ := json.Marshal(&Transcript{ContentSafetyLabels: &ContentSafetyLabelsResult{}, IABCategoriesResult: &TopicDetectionResult{}})
+	var m map[string]json.RawMessage
+	json.Unmarshal(b, &m)
+	if string(m["content_safety_labels"]) != "{}" || string(m["iab_categories_result"]) != "{}" {
+		t.Fatalf("pending: %s %s", m["content_safety_labels"], m["iab_categories_result"])
+	}
+	tr := &Transcript{TranscriptParams: TranscriptParams{ContentSafety: Bool(true), IABCategories: Bool(true), AutoHighlights: Bool(true)},
+		ContentSafetyLabels: &ContentSafetyLabelsResult{}, IABCategoriesResult: &TopicDetectionResult{}}
+	markUnavailable(tr)
+	b, _ = json.Marshal(tr)
+	json.Unmarshal(b, &m)
+	if string(m["content_safety_labels"]) != `{"status":"unavailable","results":[],"summary":{},"severity_score_summary":{}}` ||
+		string(m["iab_categories_result"]) != `{"status":"unavailable","results":[],"summary":{}}` ||
+		string(m["auto_highlights_result"]) != `{"status":"unavailable","results":[]}` {
+		t.Fatalf("unavailable: %s %s %s", m["content_safety_labels"], m["iab_categories_result"], m["auto_highlights_result"])
+	}
+}
