@@ -23,6 +23,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 if ! command -v go >/dev/null 2>&1; then
-  echo "setup: Go 1.24 or newer is required (https://go.dev/dl/); /usr/local/go/bin is checked too" >&2
+  echo "setup: Go 1.26 or newer is required (https://go.dev/dl/); /usr/local/go/bin is checked too" >&2
   [ -x /usr/local/go/bin/go ] || exit 1
 fi

@@ -136,6 +136,9 @@ func parseConfig(args []string) (*config, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	if c.JobLease < time.Second {
+		return nil, fmt.Errorf("EARSHOT_JOB_LEASE: must be at least 1s, got %v", c.JobLease)
+	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return nil, errors.New("EARSHOT_TLS_CERT and EARSHOT_TLS_KEY must be set together")
 	}
@@ -196,7 +199,13 @@ func loadOrCreate(path string, gen func() string) (value string, created bool, e
 func contentKey(c *config) ([]byte, error) {
 	raw := c.EncryptionKey
 	if raw == "" {
-		v, _, err := loadOrCreate(filepath.Join(c.Data, "encryption.key"), func() string { return hex.EncodeToString(transcribe.NewKey()) })
+		keyPath := filepath.Join(c.Data, "encryption.key")
+		if _, err := os.Stat(keyPath); errors.Is(err, os.ErrNotExist) {
+			if _, err := os.Stat(filepath.Join(c.Data, "earshot.db")); err == nil {
+				return nil, fmt.Errorf("%s is missing but the database exists: its transcripts cannot be read without the key; restore the file or set EARSHOT_ENCRYPTION_KEY", keyPath)
+			}
+		}
+		v, _, err := loadOrCreate(keyPath, func() string { return hex.EncodeToString(transcribe.NewKey()) })
 		if err != nil {
 			return nil, fmt.Errorf("encryption key: %w", err)
 		}
