@@ -115,7 +115,7 @@ func (a *API) routes() {
 		m.Handle("/v2/realtime/ws/{session_id}", a.cfg.Realtime)
 	}
 	if a.cfg.RealtimeToken != nil {
-		m.Handle("/v2/realtime/token", a.cfg.RealtimeToken)
+		m.Handle("/v2/realtime/token", a.limited(a.cfg.RealtimeToken))
 	}
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path))
@@ -175,6 +175,22 @@ func (a *API) method(hs map[string]handler) http.HandlerFunc {
 		}
 		h(w, r, project)
 	}
+}
+
+// limited applies the per-project rate limit to a handler that does its
+// own authentication (the realtime token endpoint); unauthenticated
+// requests pass through for it to refuse.
+func (a *API) limited(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if project, ok := a.Authenticate(r); ok {
+			if wait, ok := a.allow(r.Context(), project, false); !ok {
+				w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
+				writeError(w, http.StatusTooManyRequests, "Too many requests: the rate limit of this project is exceeded")
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // maxGetWait is how long a GET over the rate limit is held back before

@@ -105,6 +105,12 @@ func run(args []string) error {
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return err
 	}
+	// Every temporary file (downloads, ffmpeg intermediates of redacted
+	// audio) stays inside the 0700 data directory.
+	if abs, err := filepath.Abs(tmp); err == nil {
+		tmp = abs
+	}
+	os.Setenv("TMPDIR", tmp)
 
 	svcCfg := transcribe.Config{
 		Store: store, Blobs: blobs, Recognizer: rec, Decoder: dec, Key: key,
