@@ -150,9 +150,10 @@ func run(args []string) error {
 		return err
 	}
 
+	var api *httpapi.API // built below; the realtime handler authenticates through it
 	rt, err := realtime.NewHandler(realtime.Config{
 		Recognizer:            streamRec,
-		Authenticate:          func(r *http.Request) (string, bool) { return authenticate(keys, r) },
+		Authenticate:          func(r *http.Request) (string, bool) { return api.Authenticate(r) },
 		Format:                func(ws []transcribe.Word) []transcribe.Word { return textfmt.Format(ws, nil) },
 		MaxSessionsPerProject: cfg.RealtimeLimit,
 	})
@@ -160,7 +161,7 @@ func run(args []string) error {
 		return err
 	}
 	defer rt.Close()
-	api, err := httpapi.New(httpapi.Config{
+	api, err = httpapi.New(httpapi.Config{
 		Service: svc, Auth: httpapi.Keys(keys), Realtime: rt, RealtimeToken: rt.TokenHandler(),
 		RateLimit: cfg.RateLimit, Logger: log,
 	})
@@ -212,15 +213,4 @@ func run(args []string) error {
 	}
 	_ = hooks.Close()
 	return nil
-}
-
-// authenticate maps the authorization header to a project for the realtime
-// handler, with the same rules as httpapi.
-func authenticate(keys map[string]string, r *http.Request) (string, bool) {
-	k := r.Header.Get("Authorization")
-	if len(k) > 7 && k[:7] == "Bearer " {
-		k = k[7:]
-	}
-	p, ok := keys[k]
-	return p, ok && k != ""
 }
