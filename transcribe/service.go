@@ -49,6 +49,13 @@ type Config struct {
 	PollInterval time.Duration
 	// Retention drops transcripts older than this from List. Default 90 days.
 	Retention time.Duration
+	// UploadTTL: uploads not used by a transcript within this time are
+	// deleted (blob and record). An upload submitted for transcription is
+	// kept until its transcript finishes or is deleted. Default 24h.
+	UploadTTL time.Duration
+	// UploadSweepInterval is how often expired uploads are looked for; the
+	// first sweep runs when Start is called. Default min(UploadTTL/4, 10m).
+	UploadSweepInterval time.Duration
 	// MaxUploadBytes caps uploads. Default DefaultMaxMediaBytes.
 	MaxUploadBytes int64
 	// MaxMediaDuration caps decoded media length. Default 10 hours.
@@ -127,6 +134,12 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	if cfg.Retention <= 0 {
 		cfg.Retention = 90 * 24 * time.Hour
+	}
+	if cfg.UploadTTL <= 0 {
+		cfg.UploadTTL = 24 * time.Hour
+	}
+	if cfg.UploadSweepInterval <= 0 {
+		cfg.UploadSweepInterval = max(min(cfg.UploadTTL/4, 10*time.Minute), time.Millisecond)
 	}
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = DefaultMaxMediaBytes
@@ -317,8 +330,24 @@ func (s *Service) Submit(ctx context.Context, projectID string, p TranscriptPara
 	if err != nil {
 		return nil, err
 	}
+	if t.UploadID != "" {
+		// Mark the upload as used before the transcript exists, so the
+		// upload janitor never expires the media of a queued job.
+		if err := s.cfg.Store.AttachUpload(ctx, t.UploadID, t.ID); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return nil, &ParamError{Field: "audio_url", Reason: "the uploaded file does not exist or was already used and deleted"}
+			}
+			return nil, fmt.Errorf("transcribe: attaching upload: %w", err)
+		}
+	}
 	rec := &Record{ID: t.ID, ProjectID: projectID, Status: StatusQueued, Created: t.Created, Data: data}
 	if err := s.cfg.Store.Create(ctx, rec); err != nil {
+		if t.UploadID != "" {
+			// Unused again: let it expire normally.
+			if derr := s.cfg.Store.AttachUpload(context.WithoutCancel(ctx), t.UploadID, ""); derr != nil && !errors.Is(derr, ErrNotFound) {
+				s.log.Error("detaching upload", "upload_id", t.UploadID, "err", derr)
+			}
+		}
 		return nil, fmt.Errorf("transcribe: creating transcript: %w", err)
 	}
 	s.log.Info("transcript queued", "id", t.ID, "project", projectID)
@@ -675,7 +704,8 @@ func (s *Service) RedactedAudio(ctx context.Context, projectID, id string) (key 
 	return t.RedactedKey, t.RedactedTime, nil
 }
 
-// Start launches the worker pool. It returns at once; Close stops it.
+// Start launches the worker pool and the upload janitor, which deletes
+// uploads unused for UploadTTL. It returns at once; Close stops them.
 func (s *Service) Start() {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
@@ -686,6 +716,87 @@ func (s *Service) Start() {
 	for i := 0; i < s.cfg.Workers; i++ {
 		s.wg.Add(1)
 		go s.worker(i)
+	}
+	s.wg.Add(1)
+	go s.janitor()
+}
+
+// janitor expires unused uploads every UploadSweepInterval, starting at once.
+func (s *Service) janitor() {
+	defer s.wg.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	tick := time.NewTicker(s.cfg.UploadSweepInterval)
+	defer tick.Stop()
+	for {
+		s.expireUploads(ctx)
+		select {
+		case <-s.stop:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// expireBatch is how many expired uploads one store query returns.
+const expireBatch = 100
+
+// expireUploads deletes the blob and record of every upload created more
+// than UploadTTL ago that no transcript uses, and returns how many it
+// deleted. A blob that cannot be deleted keeps its record, so the next
+// sweep retries it.
+func (s *Service) expireUploads(ctx context.Context) int {
+	cutoff := s.now().Add(-s.cfg.UploadTTL)
+	n := 0
+	defer func() {
+		if n > 0 {
+			s.log.Info("expired unused uploads deleted", "count", n, "ttl", s.cfg.UploadTTL)
+		}
+	}()
+	for {
+		us, err := s.cfg.Store.ExpiredUploads(ctx, cutoff, expireBatch)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("listing expired uploads", "err", err)
+			}
+			return n
+		}
+		failed := false
+		for _, u := range us {
+			if ctx.Err() != nil {
+				return n
+			}
+			// A Submit may have attached it since the listing.
+			if cur, err := s.cfg.Store.GetUpload(ctx, u.ID); err != nil || cur.TranscriptID != "" {
+				if err != nil && !errors.Is(err, ErrNotFound) {
+					s.log.Error("reading expired upload", "upload_id", u.ID, "err", err)
+					failed = true
+				}
+				continue
+			}
+			if err := s.cfg.Blobs.Delete(ctx, uploadKey(u.ID)); err != nil {
+				s.log.Error("deleting expired upload", "upload_id", u.ID, "err", err)
+				failed = true
+				continue
+			}
+			if err := s.cfg.Store.DeleteUpload(ctx, u.ID); err != nil {
+				s.log.Error("deleting expired upload record", "upload_id", u.ID, "err", err)
+				failed = true
+				continue
+			}
+			n++
+		}
+		// A failure would return the same uploads again: retry next sweep.
+		if failed || len(us) < expireBatch {
+			return n
+		}
 	}
 }
 

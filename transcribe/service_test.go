@@ -625,3 +625,80 @@ func TestWordBoostDeduplicated(t *testing.T) {
 		t.Fatalf("word_boost %q", p.WordBoost)
 	}
 }
+
+// TestUploadExpiry: the janitor deletes an upload no transcript used
+// within UploadTTL (blob and record), and keeps a young unused upload and
+// the uploads of a processing and of a queued transcript however old.
+func TestUploadExpiry(t *testing.T) {
+	e := newEnv(t, func(c *transcribe.Config) {
+		c.Workers = 1
+		c.UploadTTL = time.Hour
+		c.UploadSweepInterval = 10 * time.Millisecond
+	})
+	if got := e.svc.Config().UploadTTL; got != time.Hour {
+		t.Fatalf("UploadTTL = %v", got)
+	}
+	block := make(chan struct{})
+	defer close(block)
+	e.rec.mu.Lock()
+	e.rec.block = block
+	e.rec.mu.Unlock()
+	ctx := context.Background()
+	id := func(u string) string { return u[strings.LastIndex(u, "/")+1:] }
+	unused := e.upload(t, "p", media(1, 1))
+	processing := e.upload(t, "p", media(1, 1))
+	queued := e.upload(t, "p", media(1, 1))
+	var trs []string
+	for _, u := range []string{processing, queued} {
+		tr, err := e.svc.Submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		trs = append(trs, tr.ID)
+		if up, err := e.store.GetUpload(ctx, id(u)); err != nil || up.TranscriptID != tr.ID {
+			t.Fatalf("Submit did not attach the upload: %+v, %v", up, err)
+		}
+	}
+	exists := func(u string) bool {
+		t.Helper()
+		_, err := e.store.GetUpload(ctx, id(u))
+		_, berr := e.blobs.Open(ctx, "uploads/"+id(u))
+		if (err == nil) != (berr == nil) {
+			t.Fatalf("upload %s: record err %v but blob err %v", id(u), err, berr)
+		}
+		return err == nil
+	}
+	// Younger than the TTL: nothing expires.
+	e.now.Add(59 * time.Minute)
+	time.Sleep(50 * time.Millisecond)
+	if !exists(unused) {
+		t.Fatal("upload deleted before UploadTTL")
+	}
+	e.now.Add(2 * time.Minute)
+	young := e.upload(t, "p", media(1, 1))
+	deadline := time.Now().Add(5 * time.Second)
+	for exists(unused) {
+		if time.Now().After(deadline) {
+			t.Fatal("unused upload older than UploadTTL was not deleted")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // a few more sweeps
+	for name, u := range map[string]string{"young": young, "processing": processing, "queued": queued} {
+		if !exists(u) {
+			t.Errorf("%s upload was deleted", name)
+		}
+	}
+	// The test means something only while both transcripts are unfinished.
+	for _, trID := range trs {
+		if tr, err := e.svc.Get(ctx, "p", trID); err != nil || tr.Status.Final() {
+			t.Fatalf("transcript %s: %v, %v; want unfinished", trID, tr.Status, err)
+		}
+	}
+	if tr, _ := e.svc.Get(ctx, "p", trs[1]); tr.Status != transcribe.StatusQueued {
+		t.Errorf("second transcript is %s, want queued", tr.Status)
+	}
+	if _, err := e.svc.Submit(ctx, "p", transcribe.TranscriptParams{AudioURL: unused}); err == nil {
+		t.Error("Submit with an expired upload succeeded")
+	}
+}

@@ -46,6 +46,10 @@ type Upload struct {
 	ProjectID string
 	Size      int64
 	Created   time.Time
+	// TranscriptID is the transcript that uses the upload, set by
+	// AttachUpload when a transcript is submitted with it; empty while no
+	// transcript uses it. Only unattached uploads expire.
+	TranscriptID string
 }
 
 // Delivery is a pending notification (webhook) kept durably so that it
@@ -87,6 +91,12 @@ type Delivery struct {
 //   - CreateUpload/GetUpload/DeleteUpload keep upload ownership; a
 //     duplicate CreateUpload returns an error wrapping ErrExists; GetUpload
 //     returns ErrNotFound for unknown ids; DeleteUpload of an absent id is nil.
+//   - AttachUpload sets the TranscriptID of upload uploadID (replacing any
+//     previous one); ErrNotFound when the upload is absent.
+//   - ExpiredUploads returns the uploads with an empty TranscriptID created
+//     strictly before createdBefore, oldest (earliest Created) first, ties
+//     by smaller id, at most limit of them (limit <= 0: all). Deleted
+//     uploads are never returned.
 //   - AddDelivery, ClaimDelivery, UpdateDelivery work like Create, ClaimJob
 //     and Update for deliveries: ClaimDelivery returns the not-done delivery
 //     with the earliest NextAttempt <= now (ties: smaller id) whose lease
@@ -107,6 +117,8 @@ type Store interface {
 	CreateUpload(ctx context.Context, u *Upload) error
 	GetUpload(ctx context.Context, id string) (*Upload, error)
 	DeleteUpload(ctx context.Context, id string) error
+	AttachUpload(ctx context.Context, uploadID, transcriptID string) error
+	ExpiredUploads(ctx context.Context, createdBefore time.Time, limit int) ([]*Upload, error)
 
 	AddDelivery(ctx context.Context, d *Delivery) error
 	ClaimDelivery(ctx context.Context, owner string, now time.Time, lease time.Duration) (*Delivery, error)

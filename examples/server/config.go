@@ -34,6 +34,7 @@ type config struct {
 	MaxUpload      int64         // EARSHOT_MAX_UPLOAD_BYTES, default 2 GiB
 	MaxDuration    time.Duration // EARSHOT_MAX_DURATION, default 10h
 	Retention      time.Duration // EARSHOT_RETENTION, default 2160h (90 days)
+	UploadTTL      time.Duration // EARSHOT_UPLOAD_TTL, default 24h: uploads no transcript used by then are deleted
 	RateLimit      float64       // EARSHOT_RATE_LIMIT, requests/s per project, default 50
 	RealtimeLimit  int           // EARSHOT_REALTIME_SESSIONS, concurrent sessions per project, default 32
 	LogLevel       string        // EARSHOT_LOG_LEVEL: debug, info, warn, error
@@ -101,6 +102,7 @@ func parseConfig(args []string) (*config, error) {
 	}{
 		{&c.MaxDuration, "max-duration", "EARSHOT_MAX_DURATION", 10 * time.Hour, "media duration cap"},
 		{&c.Retention, "retention", "EARSHOT_RETENTION", 90 * 24 * time.Hour, "how long transcripts stay in the list"},
+		{&c.UploadTTL, "upload-ttl", "EARSHOT_UPLOAD_TTL", 24 * time.Hour, "uploads not used by a transcript within this time are deleted"},
 		{&c.JobLease, "job-lease", "EARSHOT_JOB_LEASE", 30 * time.Second, "how long a job stays with a worker without a heartbeat"},
 		{&c.WebhookRetry, "webhook-retry-interval", "EARSHOT_WEBHOOK_RETRY_INTERVAL", 10 * time.Second, "pause between webhook retries"},
 	}

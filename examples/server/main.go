@@ -119,6 +119,7 @@ func run(args []string) error {
 		Workers:          cfg.Workers,
 		Lease:            cfg.JobLease,
 		Retention:        cfg.Retention,
+		UploadTTL:        cfg.UploadTTL,
 		MaxUploadBytes:   cfg.MaxUpload,
 		MaxMediaDuration: cfg.MaxDuration,
 		TempDir:          tmp,

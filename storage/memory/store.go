@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -283,6 +284,45 @@ func (s *Store) DeleteUpload(ctx context.Context, id string) error {
 	defer s.mu.Unlock()
 	delete(s.uploads, id)
 	return nil
+}
+
+// AttachUpload implements transcribe.Store.
+func (s *Store) AttachUpload(ctx context.Context, uploadID, transcriptID string) error {
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	u, ok := s.uploads[uploadID]
+	if !ok {
+		return fmt.Errorf("memory: upload %s: %w", uploadID, transcribe.ErrNotFound)
+	}
+	u.TranscriptID = transcriptID
+	return nil
+}
+
+// ExpiredUploads implements transcribe.Store.
+func (s *Store) ExpiredUploads(ctx context.Context, createdBefore time.Time, limit int) ([]*transcribe.Upload, error) {
+	if err := s.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	var out []*transcribe.Upload
+	for _, u := range s.uploads {
+		if u.TranscriptID == "" && u.Created.Before(createdBefore) {
+			c := *u
+			out = append(out, &c)
+		}
+	}
+	slices.SortFunc(out, func(a, b *transcribe.Upload) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
 }
 
 // AddDelivery implements transcribe.Store.

@@ -205,6 +205,10 @@ var migrations = []string{
 		data          BLOB    NOT NULL
 	);
 	CREATE INDEX deliveries_due ON deliveries (next_attempt, id) WHERE done = 0;`,
+	// Version 2: uploads remember the transcript using them, and unused
+	// ones are found by age for expiry.
+	`ALTER TABLE uploads ADD COLUMN transcript_id TEXT NOT NULL DEFAULT '';
+	CREATE INDEX uploads_unattached ON uploads (created, id) WHERE transcript_id = '';`,
 }
 
 // SchemaVersion is the schema version this package writes.
@@ -576,8 +580,8 @@ func (s *Store) CreateUpload(ctx context.Context, u *transcribe.Upload) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.db.ExecContext(ctx, `INSERT INTO uploads (id, project_id, size, created) VALUES (?, ?, ?, ?)
-		ON CONFLICT (id) DO NOTHING`, u.ID, u.ProjectID, u.Size, created)
+	res, err := s.db.ExecContext(ctx, `INSERT INTO uploads (id, project_id, size, created, transcript_id) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO NOTHING`, u.ID, u.ProjectID, u.Size, created, u.TranscriptID)
 	if err != nil {
 		return fmt.Errorf("sqlite: creating upload %s: %w", u.ID, err)
 	}
@@ -595,8 +599,8 @@ func (s *Store) GetUpload(ctx context.Context, id string) (*transcribe.Upload, e
 		u       transcribe.Upload
 		created int64
 	)
-	err := s.db.QueryRowContext(ctx, `SELECT id, project_id, size, created FROM uploads WHERE id = ?`, id).
-		Scan(&u.ID, &u.ProjectID, &u.Size, &created)
+	err := s.db.QueryRowContext(ctx, `SELECT id, project_id, size, created, transcript_id FROM uploads WHERE id = ?`, id).
+		Scan(&u.ID, &u.ProjectID, &u.Size, &created, &u.TranscriptID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlite: upload %s: %w", id, transcribe.ErrNotFound)
 	}
@@ -613,6 +617,71 @@ func (s *Store) DeleteUpload(ctx context.Context, id string) error {
 		return fmt.Errorf("sqlite: deleting upload %s: %w", id, err)
 	}
 	return nil
+}
+
+// AttachUpload implements transcribe.Store.
+func (s *Store) AttachUpload(ctx context.Context, uploadID, transcriptID string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE uploads SET transcript_id = ? WHERE id = ?`, transcriptID, uploadID)
+	if err != nil {
+		return fmt.Errorf("sqlite: attaching upload %s: %w", uploadID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("sqlite: attaching upload %s: %w", uploadID, err)
+	} else if n == 0 {
+		return fmt.Errorf("sqlite: upload %s: %w", uploadID, transcribe.ErrNotFound)
+	}
+	return nil
+}
+
+// ExpiredUploads implements transcribe.Store. It reads the
+// uploads_unattached index in order and never sorts.
+func (s *Store) ExpiredUploads(ctx context.Context, createdBefore time.Time, limit int) ([]*transcribe.Upload, error) {
+	q, args := expiredUploadsSQL(createdBefore, limit)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: listing expired uploads: %w", err)
+	}
+	defer rows.Close()
+	var out []*transcribe.Upload
+	for rows.Next() {
+		var (
+			u       transcribe.Upload
+			created int64
+		)
+		if err := rows.Scan(&u.ID, &u.ProjectID, &u.Size, &created, &u.TranscriptID); err != nil {
+			return nil, fmt.Errorf("sqlite: listing expired uploads: %w", err)
+		}
+		u.Created = decTime(created)
+		out = append(out, &u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: listing expired uploads: %w", err)
+	}
+	return out, nil
+}
+
+// expiredUploadsSQL builds the ExpiredUploads statement. A cutoff past the
+// storable range selects every upload; one before it (other than the zero
+// time) selects those with a zero Created, which sort first.
+func expiredUploadsSQL(createdBefore time.Time, limit int) (string, []any) {
+	cmp, bound := "<", int64(zeroTime)
+	switch {
+	case createdBefore.IsZero():
+	case createdBefore.After(maxTime):
+		cmp, bound = "<=", math.MaxInt64
+	case createdBefore.Before(minTime):
+		bound = math.MinInt64 + 1
+	default:
+		bound = createdBefore.UnixNano()
+	}
+	q := `SELECT id, project_id, size, created, transcript_id FROM uploads
+		WHERE transcript_id = '' AND created ` + cmp + ` ? ORDER BY created, id`
+	args := []any{bound}
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	return q, args
 }
 
 const deliveryCols = `id, transcript_id, attempts, next_attempt, done, lease_owner, lease_until, data`

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -127,6 +128,7 @@ func TestPragmasAndFileModes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	expQ, expArgs := expiredUploadsSQL(base, 100)
 	for _, c := range []struct {
 		name, query, index string
 		args               []any
@@ -135,6 +137,7 @@ func TestPragmasAndFileModes(t *testing.T) {
 		{"ClaimDelivery", claimDeliverySQL, "deliveries_due", []any{"w", 1, 2, 2}},
 		{"List", listQ, "transcripts_project", listArgs},
 		{"List after", afterQ, "transcripts_project", afterArgs},
+		{"ExpiredUploads", expQ, "uploads_unattached", expArgs},
 	} {
 		plan := explain(t, s, c.query, c.args...)
 		t.Logf("%s plan:\n%s", c.name, plan)
@@ -243,6 +246,52 @@ func TestSchemaNewerRefused(t *testing.T) {
 		t.Fatal("Open of a database with a newer schema succeeded")
 	} else if !strings.Contains(err.Error(), "newer") {
 		t.Errorf("error = %v", err)
+	}
+}
+
+// TestMigrateFromV1: a database written by schema version 1 (uploads
+// without transcript_id) opens, keeps its uploads as unattached, and they
+// expire and attach like new ones.
+func TestMigrateFromV1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "earshot.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE schema_version (version INTEGER NOT NULL)`,
+		`INSERT INTO schema_version (version) VALUES (1)`,
+		migrations[0],
+		`INSERT INTO uploads (id, project_id, size, created) VALUES ('old', 'p', 7, ?)`,
+	} {
+		args := []any{}
+		if strings.Contains(q, "?") {
+			args = append(args, base.UnixNano())
+		}
+		if _, err := db.Exec(q, args...); err != nil {
+			db.Close()
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	s := openTemp(t, Config{Path: path})
+	ctx := t.Context()
+	var version int
+	if err := s.db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&version); err != nil || version != SchemaVersion {
+		t.Errorf("schema_version after migration = %d, %v; want %d", version, err, SchemaVersion)
+	}
+	u, err := s.GetUpload(ctx, "old")
+	if err != nil || u.Size != 7 || u.TranscriptID != "" || !u.Created.Equal(base) {
+		t.Fatalf("GetUpload after migration = %+v, %v", u, err)
+	}
+	if us, err := s.ExpiredUploads(ctx, base.Add(time.Second), 0); err != nil || len(us) != 1 || us[0].ID != "old" {
+		t.Errorf("ExpiredUploads after migration = %v, %v; want [old]", us, err)
+	}
+	if err := s.AttachUpload(ctx, "old", "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if us, err := s.ExpiredUploads(ctx, base.Add(time.Second), 0); err != nil || len(us) != 0 {
+		t.Errorf("ExpiredUploads after AttachUpload = %v, %v; want none", us, err)
 	}
 }
 

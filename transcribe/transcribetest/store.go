@@ -60,6 +60,8 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.Store) {
 		{"ClaimJobReclaimRace", testClaimJobReclaimRace},
 		{"ExtendLease", testExtendLease},
 		{"Uploads", testUploads},
+		{"AttachUpload", testAttachUpload},
+		{"ExpiredUploads", testExpiredUploads},
 		{"Deliveries", testDeliveries},
 		{"DeliveryClaimOrder", testDeliveryClaimOrder},
 		{"DeliveryLease", testDeliveryLease},
@@ -984,6 +986,125 @@ func testUploads(t *testing.T, s transcribe.Store) {
 	// An id may be reused after deletion.
 	if err := s.CreateUpload(ctx, &transcribe.Upload{ID: "u1", ProjectID: "p3", Size: 2, Created: base}); err != nil {
 		t.Errorf("CreateUpload of a deleted id: %v", err)
+	}
+}
+
+func mustCreateUpload(t *testing.T, s transcribe.Store, us ...*transcribe.Upload) {
+	t.Helper()
+	for _, u := range us {
+		if err := s.CreateUpload(t.Context(), u); err != nil {
+			t.Fatalf("CreateUpload(%s): %v", u.ID, err)
+		}
+	}
+}
+
+func testAttachUpload(t *testing.T, s transcribe.Store) {
+	ctx := t.Context()
+	if err := s.AttachUpload(ctx, "missing", "t1"); !errors.Is(err, transcribe.ErrNotFound) {
+		t.Errorf("AttachUpload of an absent upload: err = %v, want ErrNotFound", err)
+	}
+	mustCreateUpload(t, s,
+		&transcribe.Upload{ID: "u1", ProjectID: "p1", Size: 3, Created: base},
+		&transcribe.Upload{ID: "u2", ProjectID: "p1", Size: 4, Created: base, TranscriptID: "t0"})
+	if got, err := s.GetUpload(ctx, "u2"); err != nil || got.TranscriptID != "t0" {
+		t.Errorf("CreateUpload with TranscriptID t0: GetUpload = %+v, %v", got, err)
+	}
+	if got, err := s.GetUpload(ctx, "u1"); err != nil || got.TranscriptID != "" {
+		t.Fatalf("new upload: GetUpload = %+v, %v; want empty TranscriptID", got, err)
+	}
+	if err := s.AttachUpload(ctx, "u1", "t1"); err != nil {
+		t.Fatalf("AttachUpload: %v", err)
+	}
+	got, err := s.GetUpload(ctx, "u1")
+	if err != nil || got.TranscriptID != "t1" || got.ProjectID != "p1" || got.Size != 3 || !got.Created.Equal(base) {
+		t.Errorf("after AttachUpload(u1, t1): GetUpload = %+v, %v", got, err)
+	}
+	if err := s.AttachUpload(ctx, "u1", "t2"); err != nil {
+		t.Fatalf("second AttachUpload: %v", err)
+	}
+	if got, err := s.GetUpload(ctx, "u1"); err != nil || got.TranscriptID != "t2" {
+		t.Errorf("after AttachUpload(u1, t2): GetUpload = %+v, %v; want TranscriptID t2", got, err)
+	}
+	if got, err := s.GetUpload(ctx, "u2"); err != nil || got.TranscriptID != "t0" {
+		t.Errorf("AttachUpload(u1) changed u2: %+v, %v", got, err)
+	}
+	if err := s.DeleteUpload(ctx, "u1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AttachUpload(ctx, "u1", "t3"); !errors.Is(err, transcribe.ErrNotFound) {
+		t.Errorf("AttachUpload of a deleted upload: err = %v, want ErrNotFound", err)
+	}
+}
+
+func testExpiredUploads(t *testing.T, s transcribe.Store) {
+	ctx := t.Context()
+	expired := func(before time.Time, limit int) []string {
+		t.Helper()
+		us, err := s.ExpiredUploads(ctx, before, limit)
+		if err != nil {
+			t.Fatalf("ExpiredUploads(%v, %d): %v", before, limit, err)
+		}
+		out := []string{}
+		for _, u := range us {
+			out = append(out, u.ID)
+		}
+		return out
+	}
+	want := func(before time.Time, limit int, ids ...string) {
+		t.Helper()
+		if ids == nil {
+			ids = []string{}
+		}
+		if got := expired(before, limit); !slices.Equal(got, ids) {
+			t.Errorf("ExpiredUploads(base%+v, %d) = %v, want %v", before.Sub(base), limit, got, ids)
+		}
+	}
+	want(base.Add(time.Hour), 0)
+	// Created out of id order; "b" and "c" tie on Created (smaller id first).
+	mustCreateUpload(t, s,
+		&transcribe.Upload{ID: "d", ProjectID: "p2", Size: 1, Created: base.Add(3 * time.Second)},
+		&transcribe.Upload{ID: "c", ProjectID: "p1", Size: 2, Created: base.Add(time.Second)},
+		&transcribe.Upload{ID: "a", ProjectID: "p1", Size: 3, Created: base.Add(2 * time.Second)},
+		&transcribe.Upload{ID: "b", ProjectID: "p2", Size: 4, Created: base.Add(time.Second)},
+		&transcribe.Upload{ID: "e", ProjectID: "p1", Size: 5, Created: base},
+		&transcribe.Upload{ID: "used", ProjectID: "p1", Size: 6, Created: base.Add(-time.Hour), TranscriptID: "t9"},
+		&transcribe.Upload{ID: "late", ProjectID: "p1", Size: 7, Created: base.Add(time.Hour)},
+	)
+	want(base.Add(4*time.Second), 0, "e", "b", "c", "a", "d")
+	want(base.Add(4*time.Second), -1, "e", "b", "c", "a", "d")
+	// The cutoff is strict, to the microsecond.
+	want(base.Add(3*time.Second), 0, "e", "b", "c", "a")
+	want(base.Add(3*time.Second+time.Microsecond), 0, "e", "b", "c", "a", "d")
+	want(base.Add(time.Second), 0, "e")
+	want(base, 0)
+	// Limit keeps the oldest.
+	want(base.Add(4*time.Second), 2, "e", "b")
+	want(base.Add(4*time.Second), 5, "e", "b", "c", "a", "d")
+	want(base.Add(4*time.Second), 9, "e", "b", "c", "a", "d")
+	want(base.Add(2*time.Hour), 0, "e", "b", "c", "a", "d", "late")
+	// The returned uploads are complete.
+	if us, err := s.ExpiredUploads(ctx, base.Add(2*time.Second), 1); err != nil || len(us) != 1 {
+		t.Fatalf("ExpiredUploads limit 1 = %v, %v", us, err)
+	} else if u := us[0]; u.ID != "e" || u.ProjectID != "p1" || u.Size != 5 || !u.Created.Equal(base) || u.TranscriptID != "" {
+		t.Errorf("ExpiredUploads returned %+v, want upload e as created", u)
+	}
+	// Deleted and attached uploads are not returned.
+	if err := s.DeleteUpload(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AttachUpload(ctx, "a", "t1"); err != nil {
+		t.Fatal(err)
+	}
+	want(base.Add(4*time.Second), 0, "e", "c", "d")
+	want(base.Add(4*time.Second), 2, "e", "c")
+	// Changing a returned upload does not change the stored one.
+	us, err := s.ExpiredUploads(ctx, base.Add(time.Second), 0)
+	if err != nil || len(us) != 1 {
+		t.Fatalf("ExpiredUploads = %v, %v", us, err)
+	}
+	us[0].TranscriptID, us[0].Size = "x", 99
+	if got, err := s.GetUpload(ctx, "e"); err != nil || got.TranscriptID != "" || got.Size != 5 {
+		t.Errorf("changing a returned upload changed the store: %+v, %v", got, err)
 	}
 }
 
