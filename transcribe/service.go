@@ -38,7 +38,9 @@ type Config struct {
 	// PublicURL is the origin clients reach the API at, used in upload_url,
 	// resource_url and page_details (e.g. "http://127.0.0.1:8080"). Required.
 	PublicURL string
-	// Workers is how many jobs run at once. Default runtime.NumCPU().
+	// Workers is how many jobs run at once. Default (0) runtime.NumCPU();
+	// negative runs no workers: the process only accepts and serves
+	// requests while other processes sharing the Store do the work.
 	Workers int
 	// Lease is how long a claimed job stays with its worker without a
 	// heartbeat; a job whose worker died is picked up again after it.
@@ -90,9 +92,6 @@ func (c *Config) validate() error {
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("transcribe: Config.PublicURL %q must be an absolute http(s) URL", c.PublicURL)
 	}
-	if c.Workers < 0 {
-		return errors.New("transcribe: Config.Workers must not be negative")
-	}
 	return nil
 }
 
@@ -123,8 +122,11 @@ func NewService(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Workers == 0 {
+	switch {
+	case cfg.Workers == 0:
 		cfg.Workers = runtime.NumCPU()
+	case cfg.Workers < 0:
+		cfg.Workers = 0
 	}
 	if cfg.Lease <= 0 {
 		cfg.Lease = 30 * time.Second

@@ -450,7 +450,7 @@ func TestLeaseRecovery(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
-	e := newEnv(t, func(c *transcribe.Config) { c.Workers = 0; c.Retention = 48 * time.Hour })
+	e := newEnv(t, func(c *transcribe.Config) { c.Workers = -1; c.Retention = 48 * time.Hour })
 	ctx := context.Background()
 	var ids []string
 	for i := 0; i < 5; i++ {
@@ -597,7 +597,7 @@ func TestPanickingStageFailsTheJobOnly(t *testing.T) {
 }
 
 func TestDeleteQueuedEndsInError(t *testing.T) {
-	e := newEnv(t, func(c *transcribe.Config) { c.Workers = 0 })
+	e := newEnv(t, func(c *transcribe.Config) { c.Workers = -1 })
 	ctx := context.Background()
 	tr, _ := e.svc.Submit(ctx, "p", transcribe.TranscriptParams{AudioURL: "https://media.test/a.wav"})
 	del, err := e.svc.Delete(ctx, "p", tr.ID)
