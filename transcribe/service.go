@@ -606,7 +606,10 @@ func (s *Service) List(ctx context.Context, projectID string, o ListOptions) (*L
 	for _, r := range recs {
 		t, _, err := s.unseal(r)
 		if err != nil {
-			return nil, err
+			// One unreadable record (say, sealed under a lost key) must not
+			// hide the rest of the project's list.
+			s.log.Error("listing: skipping unreadable transcript", "id", r.ID, "err", err)
+			continue
 		}
 		it := ListItem{ID: r.ID, ResourceURL: s.cfg.PublicURL + "/v2/transcript/" + r.ID, Status: r.Status,
 			Created: r.Created.UTC().Format(TimeLayout), AudioURL: t.AudioURL, Error: t.Error}
