@@ -524,6 +524,15 @@ const claimJobSQL = `UPDATE transcripts
 			ORDER BY seq LIMIT 1)
 		RETURNING ` + recordCols
 
+// leaseWindow encodes a claim's "now" and the end of its lease.
+func leaseWindow(now time.Time, lease time.Duration) (nowN, until int64, err error) {
+	if nowN, err = encTime("now", now); err != nil {
+		return 0, 0, err
+	}
+	until, err = encTime("lease end", now.Add(lease))
+	return nowN, until, err
+}
+
 // ClaimJob implements transcribe.Store with one UPDATE ... WHERE seq =
 // (SELECT ...) RETURNING statement: SQLite runs it under the database's
 // write lock, so claims are atomic across connections and processes.
@@ -531,11 +540,7 @@ func (s *Store) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 	if owner == "" {
 		return nil, errors.New("sqlite: ClaimJob: owner is empty")
 	}
-	nowN, err := encTime("now", now)
-	if err != nil {
-		return nil, err
-	}
-	until, err := encTime("lease end", now.Add(lease))
+	nowN, until, err := leaseWindow(now, lease)
 	if err != nil {
 		return nil, err
 	}
@@ -748,11 +753,7 @@ func (s *Store) ClaimDelivery(ctx context.Context, owner string, now time.Time, 
 	if owner == "" {
 		return nil, errors.New("sqlite: ClaimDelivery: owner is empty")
 	}
-	nowN, err := encTime("now", now)
-	if err != nil {
-		return nil, err
-	}
-	until, err := encTime("lease end", now.Add(lease))
+	nowN, until, err := leaseWindow(now, lease)
 	if err != nil {
 		return nil, err
 	}
