@@ -20,7 +20,15 @@ if [ "$fuzztime" != "0" ]; then
   # Every Fuzz* target in the repo runs for a short time on top of its seed corpus.
   grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u | while read -r dir; do
     for target in $(grep -h '^func Fuzz' "$dir"/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do
-      go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$dir" >/dev/null || { echo "fuzz $dir $target failed" >&2; go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$dir"; exit 1; }
+      log=$(mktemp)
+      if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$dir" >"$log" 2>&1; then
+        # A found crasher is saved under $dir/testdata/fuzz and fails again on
+        # the retry (which replays it); a fuzzing-engine hiccup on a busy
+        # machine does not. Show the first run either way.
+        echo "fuzz $dir $target failed once; output:" >&2; tail -40 "$log" >&2
+        go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$dir" || { rm -f "$log"; exit 1; }
+      fi
+      rm -f "$log"
       echo "ok fuzz $dir $target"
     done
   done
