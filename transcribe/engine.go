@@ -60,6 +60,17 @@ type RecognizerFeatures struct {
 	Disfluencies   bool     // can emit filler words (um, uh, ...)
 	Streaming      bool     // implements StreamRecognizer
 	Languages      []string // language codes it can transcribe ("en")
+	// LanguageDetection: with an empty RecognizeOptions.LanguageCode the
+	// engine detects the language and reports it in Recognition.Language
+	// and LanguageConfidence.
+	LanguageDetection bool
+	// Prompt: RecognizeOptions.Prompt conditions the engine (whisper-class
+	// engines take a text prompt; word boost is then sent as a prompt).
+	Prompt bool
+	// MaxAudio is the longest audio one Recognize call accepts (a server's
+	// request size limit, say); 0 means no limit. The Service splits longer
+	// audio at pauses and recognizes the pieces separately.
+	MaxAudio time.Duration
 }
 
 // RecognizeOptions are per-request recognizer options.
@@ -70,6 +81,9 @@ type RecognizeOptions struct {
 	// Disfluencies asks the engine to transcribe filler words (um, uh, ...)
 	// rather than skip them (the request's disfluencies parameter).
 	Disfluencies bool
+	// Prompt is free text that conditions engines with Features().Prompt
+	// (the request's prompt parameter); empty for none.
+	Prompt string
 }
 
 // Recognition is the result of recognizing one channel.
@@ -79,6 +93,12 @@ type Recognition struct {
 	Words []Word
 	// Model names the engine and model used (speech_model_used).
 	Model string
+	// Language is the language code the engine transcribed ("en", "de"),
+	// detected when RecognizeOptions.LanguageCode was empty; "" when the
+	// engine does not say. LanguageConfidence is its confidence in 0..1
+	// (0 when unknown).
+	Language           string
+	LanguageConfidence float64
 }
 
 // Recognizer is a batch speech recognizer. Implementations are safe for
@@ -94,6 +114,23 @@ type Recognizer interface {
 	Close() error
 }
 
+// FileRecognizer is the optional extension of Recognizer for engines that
+// take media files as they are (an HTTP engine that decodes mp3 or m4a
+// itself), found by type assertion. The Service sends the original file
+// instead of re-encoding decoded audio when the engine accepts its format
+// and no channel split or trimming is asked for.
+//
+//   - AcceptsFile reports whether RecognizeFile takes media of this
+//     format, as media.Sniff names it ("wav", "mp3", "flac", "ogg", "mp4",
+//     "webm", ...).
+//   - RecognizeFile transcribes the whole file at path; word times are in
+//     milliseconds from the start of the file. Errors as for Recognize.
+type FileRecognizer interface {
+	Recognizer
+	AcceptsFile(format string) bool
+	RecognizeFile(ctx context.Context, path string, opts RecognizeOptions) (*Recognition, error)
+}
+
 // StreamOptions configure one streaming session.
 type StreamOptions struct {
 	SampleRate int
@@ -104,6 +141,10 @@ type StreamOptions struct {
 // Word times are milliseconds since the stream started.
 type Hypothesis struct {
 	Words []Word
+	// Language and LanguageConfidence as in Recognition; "" and 0 when the
+	// engine does not say.
+	Language           string
+	LanguageConfidence float64
 }
 
 // Stream is one cheap, per-session incremental decoder. Not safe for

@@ -27,6 +27,11 @@ var (
 	ErrLeaseLost = errors.New("transcribe: lease lost")
 	// ErrUnavailable: a required engine (library, model, program) is missing.
 	ErrUnavailable = errors.New("transcribe: engine unavailable")
+	// ErrEngineCrashed: the speech engine's process died while it held this
+	// work (a native crash in an isolated engine). The job caused it; the
+	// Service counts it against the job and never resumes a job that has
+	// crashed an engine twice.
+	ErrEngineCrashed = errors.New("transcribe: speech engine crashed")
 )
 
 // ParamError reports a request parameter that breaks a rule of the spec.

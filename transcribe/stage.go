@@ -58,3 +58,23 @@ func (s StageFunc) Enabled(p *TranscriptParams) bool { return s.When == nil || s
 
 // Apply calls Run.
 func (s StageFunc) Apply(ctx context.Context, job *Job) error { return s.Run(ctx, job) }
+
+// PendingStage is an optional extension of Stage: Pending sets the result
+// fields the stage owns to what a transcript shows before the stage has run
+// (queued or processing), for example {} for content_safety_labels. The
+// Service calls it at submit time for every enabled stage.
+type PendingStage interface {
+	Stage
+	Pending(t *Transcript)
+}
+
+// FallibleStage is an optional extension of Stage for best-effort analyses
+// (sentiment, topics, summaries...): when Apply returns an error the Service
+// logs it, calls Unavailable, and the transcript still completes; the stage
+// sets its result fields to the API's "unavailable" form (or leaves them
+// null where the API has no such form). Stages that are not fallible fail
+// the transcript when Apply fails.
+type FallibleStage interface {
+	Stage
+	Unavailable(t *Transcript)
+}
