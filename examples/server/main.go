@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/adapters/pocketsphinx"
+	"github.com/earshot-dev/earshot/console"
 	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/realtime"
 	"github.com/earshot-dev/earshot/storage/localfs"
@@ -170,9 +171,13 @@ func run(args []string) error {
 		return err
 	}
 
+	// The web console at /console/ (ServeMux redirects /console there); the API at the root.
+	mux := http.NewServeMux()
+	mux.Handle(console.Prefix, console.Handler())
+	mux.Handle("/", api)
 	srv := &http.Server{
 		Addr:              cfg.Addr,
-		Handler:           api,
+		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
