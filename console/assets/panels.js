@@ -118,13 +118,14 @@ export function keyPhrasesPanel(t, seek) {
   if (st === 'none') return null;
   if (st === 'unavailable') return unavailable('key-phrases', 'Key phrases');
   const items = [...(r.results || [])].sort((a, b) => b.rank - a.rank);
+  const top = items.length ? Math.max(items[0].rank, 1e-9) : 1; // bars relative to the best phrase
   return panel('key-phrases', 'Key phrases',
     items.length === 0 ? h('p', { class: 'muted' }, 'No key phrases found.') : null,
     h('ul', { class: 'ranked' }, items.map((k) =>
       h('li', {},
         h('span', { class: 'ranked-text' }, k.text),
         h('span', { class: 'muted small' }, `×${k.count}`),
-        bar(k.rank),
+        bar(k.rank / top),
         k.timestamps && k.timestamps[0] ? timeButton(k.timestamps[0].start, seek, k.text) : null))));
 }
 

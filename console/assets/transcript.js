@@ -378,10 +378,11 @@ export function transcriptView(root, id) {
               h('div', { class: 'check' }, follow, h('label', { for: 'follow' }, 'Follow the playing word')),
               speakers.length ? h('ul', { class: 'legend', 'aria-label': 'Speakers' },
                 speakers.map((s) => h('li', { class: speakerClass(s) }, h('span', { class: 'dot', 'aria-hidden': 'true' }), `Speaker ${s}`))) : null)),
-          h('section', { class: 'card', 'aria-label': 'Transcript' }, textEl)),
+          h('section', { class: 'card', 'aria-label': 'Transcript' }, textEl),
+          panels.length ? h('div', { class: 'panels', id: 'panels' }, panels) : null),
         h('aside', { class: 'transcript-side' },
           h('section', { class: 'card', 'aria-label': 'Search' }, searchForm),
-          exports, ...panels, details)));
+          exports, details)));
   }
 
   function deleteButton(t) {
