@@ -43,18 +43,19 @@ func speech(voice string) transcribetest.RecognizerSpeech {
 // (see testdata/README.md): the same flite voices and sox conversion.
 func recordedAudio(t testing.TB, name string) []int16 {
 	t.Helper()
-	fox := speech("slt")(t, foxText)
-	long := speech("rms")(t, longText)
+	fox := func() []int16 { return speech("slt")(t, foxText) }
+	long := func() []int16 { return speech("rms")(t, longText) }
 	sil := make([]int16, 2*SampleRate)
 	switch name {
 	case "fox.wav":
-		return fox
+		return fox()
 	case "long.wav":
-		return long
+		return long()
 	case "padded.wav":
-		return slices.Concat(sil, fox, sil)
+		return slices.Concat(sil, fox(), sil)
 	case "forty.wav":
-		return slices.Concat(long, sil, fox, sil, long, sil, long, sil, fox, sil, long)
+		f, l := fox(), long()
+		return slices.Concat(l, sil, f, sil, l, sil, l, sil, f, sil, l)
 	case "zeros.wav":
 		return make([]int16, 3*SampleRate)
 	}
