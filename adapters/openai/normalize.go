@@ -122,11 +122,12 @@ func isMusic(t string) bool {
 	return strings.ContainsAny(t, "♪♫♩♬🎵🎶")
 }
 
-// keepAtEdge are the symbols that carry meaning at a word's edge.
-const keepAtEdge = "$€£¥%"
+// keepAtEdge are the symbols that carry meaning at a word's edge: money,
+// percent, and the ones spoken as words ("C++", "&", "@name").
+const keepAtEdge = "$€£¥%&+@"
 
 // trimEdges removes punctuation and symbols (quotes, commas, full stops,
-// apostrophes...) from both ends of t, keeping currency signs and %.
+// apostrophes...) from both ends of t, keeping those of keepAtEdge.
 func trimEdges(t string) string {
 	return strings.TrimFunc(t, func(r rune) bool {
 		if strings.ContainsRune(keepAtEdge, r) {
@@ -194,7 +195,7 @@ func spoken(t string, english bool) []string {
 					out = append(out, "percent")
 				case '.':
 					// "example.com", "node.js": a dot between two names is spoken.
-					if i > 0 && i+1 < len(rs) && runLen(rs, i-1, -1) >= 2 && runLen(rs, i+1, 1) >= 2 {
+					if a, b := runLen(rs, i-1, -1), runLen(rs, i+1, 1); a > 0 && b > 0 && max(a, b) >= 2 {
 						out = append(out, "dot")
 					}
 				}
