@@ -63,6 +63,9 @@ const (
 	DefaultMaxAttempts = 10
 
 	abortTimeout = time.Minute
+	// smallSize is the first read of a Put: a body that ends within it
+	// never takes a PartSize buffer.
+	smallSize = 1 << 20
 )
 
 // maxParts is S3's limit on the parts of one upload (a variable so that a
@@ -133,7 +136,8 @@ type Store struct {
 	concurrency int
 	now         func() time.Time
 	secrets     []string // redacted from error text
-	bufs        sync.Pool
+	bufs        sync.Pool // *[]byte of partSize
+	small       sync.Pool // *[]byte of smallSize
 	transport   *http.Transport // ours to close, nil when the caller's
 }
 
@@ -176,6 +180,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	s.endpoint = scheme + "://" + host
 	size := s.partSize
 	s.bufs.New = func() any { b := make([]byte, size); return &b }
+	s.small.New = func() any { b := make([]byte, smallSize); return &b }
 	transport := cfg.Transport
 	if transport == nil {
 		tr, err := minio.DefaultTransport(secure)
@@ -383,7 +388,8 @@ func (s *Store) Prefix() string { return s.prefix }
 // Put stores all of r under key, replacing any previous blob, and returns
 // the byte count. A body shorter than PartSize goes up in one PUT; a longer
 // one as a multipart upload of PartSize parts read from r as it goes, with
-// at most Concurrency parts in memory. The object appears only when the
+// at most Concurrency parts in memory (a body under 1 MiB takes a 1 MiB
+// buffer only). The object appears only when the
 // upload completes: a failed or cancelled Put aborts the multipart upload
 // and leaves the previous blob (or nothing) under key. An error reading r
 // is wrapped (errors.Is finds it).
@@ -392,25 +398,38 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader) (int64, error)
 	if err != nil {
 		return 0, err
 	}
-	buf := s.bufs.Get().(*[]byte)
-	n, rerr := io.ReadFull(r, *buf)
-	switch rerr {
-	case io.EOF, io.ErrUnexpectedEOF:
+	// Most blobs are small: read up to smallSize first, so that a Put of a
+	// small body holds a small buffer, and take a PartSize buffer only
+	// when more follows.
+	small := s.small.Get().(*[]byte)
+	n, rerr := io.ReadFull(r, *small)
+	data := *small
+	if rerr == nil {
+		buf := s.bufs.Get().(*[]byte)
+		copy(*buf, *small)
+		s.small.Put(small)
+		var m int
+		m, rerr = io.ReadFull(r, (*buf)[n:])
+		n += m
+		if rerr == nil {
+			return s.putMultipart(ctx, key, name, buf, r)
+		}
+		data = *buf
 		defer s.bufs.Put(buf)
-		if err := context.Cause(ctx); err != nil {
-			return 0, s.fail("put", key, err)
-		}
-		body := (*buf)[:n]
-		if _, err := s.core.PutObject(ctx, s.bucket, name, bytes.NewReader(body), int64(n), "", sha256Hex(body), signedPayload); err != nil {
-			return 0, s.fail("put", key, err)
-		}
-		return int64(n), nil
-	case nil:
-		return s.putMultipart(ctx, key, name, buf, r)
-	default:
-		s.bufs.Put(buf)
+	} else {
+		defer s.small.Put(small)
+	}
+	if rerr != io.EOF && rerr != io.ErrUnexpectedEOF {
 		return 0, s.fail("put", key, fmt.Errorf("reading the body: %w", rerr))
 	}
+	if err := context.Cause(ctx); err != nil {
+		return 0, s.fail("put", key, err)
+	}
+	body := data[:n]
+	if _, err := s.core.PutObject(ctx, s.bucket, name, bytes.NewReader(body), int64(n), "", sha256Hex(body), signedPayload); err != nil {
+		return 0, s.fail("put", key, err)
+	}
+	return int64(n), nil
 }
 
 // signedPayload makes minio-go sign the SHA-256 the Store computed over
