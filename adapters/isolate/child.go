@@ -50,7 +50,7 @@ func Main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}
-	os.Exit(serve(in, out, func() { time.Sleep(time.Second); os.Exit(0) }))
+	os.Exit(serve(in, out, os.Stderr, func() { time.Sleep(time.Second); os.Exit(0) }))
 }
 
 // op is one request handed from the reading goroutine to the serving loop.
@@ -62,10 +62,11 @@ type op struct {
 
 // serve is the worker: it answers hello, then one request at a time until
 // in reaches EOF. Cancel frames are handled by the reading goroutine while
-// a request runs. onEOF runs (in its own goroutine) when in is closed, as
-// a last resort for an engine that ignores its cancelled context; Main
-// makes it exit the process after a second. serve returns the exit code.
-func serve(in io.Reader, out io.Writer, onEOF func()) int {
+// a request runs. Protocol errors are reported on errOut. onEOF runs (in
+// its own goroutine) when in is closed, as a last resort for an engine
+// that ignores its cancelled context; Main makes it exit the process after
+// a second. serve returns the exit code.
+func serve(in io.Reader, out io.Writer, errOut io.Writer, onEOF func()) int {
 	br := bufio.NewReaderSize(in, 64<<10)
 	var wbuf []byte
 	reply := func(typ byte, js []byte) bool {
@@ -75,7 +76,7 @@ func serve(in io.Reader, out io.Writer, onEOF func()) int {
 
 	f, err := readFrame(br, 0)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "isolate: worker: reading hello: %v\n", err)
+		fmt.Fprintf(errOut, "isolate: worker: reading hello: %v\n", err)
 		return 3
 	}
 	var h hello
@@ -120,7 +121,7 @@ func serve(in io.Reader, out io.Writer, onEOF func()) int {
 			f, err := readFrame(br, maxPayload)
 			if err != nil {
 				if err != io.EOF {
-					fmt.Fprintf(os.Stderr, "isolate: worker: reading request: %v\n", err)
+					fmt.Fprintf(errOut, "isolate: worker: reading request: %v\n", err)
 				}
 				mu.Lock()
 				if cur.cancel != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/earshot-dev/earshot/transcribe"
@@ -57,6 +58,9 @@ const (
 	// and sent with one write (a stream's 100 ms chunks); larger audio is
 	// written straight from the caller's slice.
 	inlineAudio = 64 << 10
+	// preallocSamples: audio frames up to this many samples (131 s at
+	// 16 kHz) are read into a slice allocated once.
+	preallocSamples = 1 << 21
 )
 
 // littleEndian: samples can be sent as the bytes of the []int16.
@@ -116,9 +120,9 @@ func writeFrame(w io.Writer, buf *[]byte, typ byte, js []byte, audio []int16) er
 // readFrame reads one frame holding at most maxAudio bytes of audio. A
 // clean EOF before a frame is io.EOF; a frame cut short is
 // io.ErrUnexpectedEOF; a malformed header is an error naming what is
-// wrong. The JSON part is read as it arrives (a corrupt length cannot make
-// it allocate more than is sent); the audio is read straight into its
-// []int16, so maxAudio bounds what a header can make it allocate.
+// wrong. Both parts are read into buffers that grow as bytes arrive beyond
+// a first allocation, so a corrupt length cannot make it allocate much
+// more than is sent.
 func readFrame(r io.Reader, maxAudio uint32) (frame, error) {
 	var h [headerSize]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
@@ -145,23 +149,43 @@ func readFrame(r io.Reader, maxAudio uint32) (frame, error) {
 			return frame{}, unexpected(err)
 		}
 	}
-	if n := uint64(rest-4-jl) / 2; n > 0 {
-		f.audio = make([]int16, n)
-		if littleEndian {
-			if _, err := io.ReadFull(r, sampleBytes(f.audio)); err != nil {
-				return frame{}, unexpected(err)
-			}
-		} else {
-			b := make([]byte, 2*n)
-			if _, err := io.ReadFull(r, b); err != nil {
-				return frame{}, unexpected(err)
-			}
-			for i := range f.audio {
-				f.audio[i] = int16(binary.LittleEndian.Uint16(b[2*i:]))
-			}
+	if n := int64(rest-4-jl) / 2; n > 0 {
+		var err error
+		if f.audio, err = readSamples(r, n); err != nil {
+			return frame{}, unexpected(err)
 		}
 	}
 	return f, nil
+}
+
+// readSamples reads n little-endian samples. Up to preallocSamples are
+// read straight into a slice of their final size; beyond that the slice
+// grows as samples arrive, so that a header announcing gigabytes that never
+// come costs nothing (the extra copies of growing are a few milliseconds
+// per hour of audio).
+func readSamples(r io.Reader, n int64) ([]int16, error) {
+	out := make([]int16, 0, min(n, preallocSamples))
+	for int64(len(out)) < n {
+		if len(out) == cap(out) {
+			out = slices.Grow(out, int(min(n-int64(len(out)), int64(cap(out)))))
+		}
+		chunk := out[len(out):min(int64(cap(out)), n)]
+		if littleEndian {
+			if _, err := io.ReadFull(r, sampleBytes(chunk)); err != nil {
+				return nil, err
+			}
+		} else {
+			b := make([]byte, 2*len(chunk))
+			if _, err := io.ReadFull(r, b); err != nil {
+				return nil, err
+			}
+			for i := range chunk {
+				chunk[i] = int16(binary.LittleEndian.Uint16(b[2*i:]))
+			}
+		}
+		out = out[:len(out)+len(chunk)]
+	}
+	return out, nil
 }
 
 // readBytes reads exactly n bytes, growing its buffer as they arrive.
