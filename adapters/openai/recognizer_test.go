@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -325,5 +326,31 @@ func TestWrongPathAndBadAudio(t *testing.T) {
 		if errors.Is(err, transcribe.ErrUnavailable) || rp.Calls() != 1 || len(ns.got()) != 0 {
 			t.Errorf("%s: a 4xx must not be retried nor count as unavailable: %d calls, waits %v", c.file, rp.Calls(), ns.got())
 		}
+	}
+}
+
+// TestLiveServer runs against a real OpenAI-compatible server when
+// EARSHOT_OPENAI_URL names its API root (e.g. http://127.0.0.1:8000/v1;
+// EARSHOT_OPENAI_MODEL and EARSHOT_OPENAI_KEY as needed): the exchanges
+// must succeed and the words follow the contract. With a real model the
+// suite runs too (EARSHOT_OPENAI_CONFORMANCE=1).
+func TestLiveServer(t *testing.T) {
+	u := os.Getenv("EARSHOT_OPENAI_URL")
+	if u == "" {
+		t.Skip("EARSHOT_OPENAI_URL not set")
+	}
+	r := newRec(t, Config{BaseURL: u, Model: os.Getenv("EARSHOT_OPENAI_MODEL"), APIKey: os.Getenv("EARSHOT_OPENAI_KEY")})
+	for _, opts := range []transcribe.RecognizeOptions{{LanguageCode: "en"}, {}, {LanguageCode: "en", WordBoost: []string{"Earshot"}, Prompt: "A meeting."}} {
+		rec, err := r.Recognize(context.Background(), recordedAudio(t, "padded.wav"), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%+v: %q language %q (%.3f)", opts, texts(rec.Words), rec.Language, rec.LanguageConfidence)
+	}
+	if _, err := r.RecognizeFile(context.Background(), testaudio.Speech(t, "slt", foxText), transcribe.RecognizeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("EARSHOT_OPENAI_CONFORMANCE") == "1" {
+		transcribetest.RunRecognizerTests(t, r, speech("slt"))
 	}
 }
