@@ -38,7 +38,9 @@ func wav(t testing.TB, path string) []int16 {
 	return s
 }
 
-func speech(t testing.TB, voice, text string) []int16 { return wav(t, testaudio.Speech(t, voice, text)) }
+func speech(t testing.TB, voice, text string) []int16 {
+	return wav(t, testaudio.Speech(t, voice, text))
+}
 
 // recordedAudio rebuilds the audio named in testdata's exchanges (see
 // testdata/README.md).
