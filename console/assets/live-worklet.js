@@ -7,8 +7,8 @@
 // to the page, with the chunk's RMS level for the meter.
 //
 // Messages from the page: "flush" posts what is buffered as a last,
-// shorter chunk (the server accepts one before terminate_session) and
-// then {flushed: true}; "stop" ends processing.
+// shorter chunk (the server accepts one before terminate_session), then
+// {flushed: true}, and ends processing; "stop" ends it without a flush.
 
 const PHASES = 1024;
 
@@ -34,6 +34,7 @@ class PCM16Processor extends AudioWorkletProcessor {
     this.port.onmessage = (e) => {
       if (e.data === 'flush') {
         this.post();
+        this.running = false; // the last chunk: nothing follows it
         this.port.postMessage({ flushed: true });
       } else if (e.data === 'stop') {
         this.running = false;
@@ -120,7 +121,7 @@ class PCM16Processor extends AudioWorkletProcessor {
 
   process(inputs) {
     const input = inputs[0];
-    if (input && input.length > 0) {
+    if (this.running && input && input.length > 0) {
       const frames = input[0].length;
       const mono = new Float32Array(frames);
       for (const ch of input) for (let i = 0; i < frames; i++) mono[i] += ch[i];

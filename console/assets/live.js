@@ -21,7 +21,8 @@ export function liveView(root) {
   const finals = h('ol', { id: 'live-finals', class: 'live-finals' });
   const partial = h('p', { id: 'live-partial', class: 'partial', 'aria-live': 'off' });
   const boost = h('input', { id: 'live-boost', type: 'text', placeholder: 'optional: words to favour, comma-separated' });
-  const processing = h('input', { id: 'live-processing', type: 'checkbox', checked: true });
+  // Off by default: the recognizer does better on the raw signal (see doc.go).
+  const processing = h('input', { id: 'live-processing', type: 'checkbox', checked: false });
   const startBtn = h('button', { type: 'button', class: 'primary', id: 'live-start', onclick: () => start() }, '● Start');
   const stopBtn = h('button', { type: 'button', id: 'live-stop', disabled: true, onclick: () => stop() }, '■ Stop');
   const saveBtn = h('button', {
@@ -89,7 +90,10 @@ export function liveView(root) {
       return;
     }
     setState('starting', 'Getting a temporary token…');
-    const s = { ws: null, ctx: null, stream: null, node: null, began: false, queue: [], terminated: false, audioSeconds: null, closed: null };
+    const s = {
+      ws: null, ctx: null, stream: null, node: null, began: false, queue: [], terminated: false,
+      audioSeconds: null, closed: null, flushed: false,
+    };
     session = s;
     try {
       const { token } = await api.realtimeToken(600);
@@ -133,7 +137,7 @@ export function liveView(root) {
       });
       s.node.port.onmessage = ({ data }) => {
         if (data.level !== undefined) meter.value = Math.min(1, data.level * 4);
-        if (!data.pcm || !s.ws || s.ws.readyState !== WebSocket.OPEN) return;
+        if (!data.pcm || s.flushed || !s.ws || s.ws.readyState !== WebSocket.OPEN) return;
         if (s.began) s.ws.send(data.pcm);
         else s.queue.push(data.pcm);
       };
@@ -163,7 +167,7 @@ export function liveView(root) {
     // Send what the worklet still holds, then end the session.
     await new Promise((resolve) => {
       const t = setTimeout(resolve, 500);
-      s.node.port.addEventListener('message', (e) => { if (e.data.flushed) { clearTimeout(t); resolve(); } });
+      s.node.port.addEventListener('message', (e) => { if (e.data.flushed) { s.flushed = true; clearTimeout(t); resolve(); } });
       s.node.port.postMessage('flush');
     });
     if (s.ws.readyState === WebSocket.OPEN) {
@@ -186,7 +190,7 @@ export function liveView(root) {
         h('p', { class: 'muted' }, 'Your microphone is streamed to this server, which answers with the words as they are recognized. ',
           'A temporary token is made from your key for the connection.'),
         h('div', { class: 'field' }, h('label', { for: 'live-boost' }, 'Word boost'), boost),
-        h('div', { class: 'check' }, processing, h('label', { for: 'live-processing' }, 'Echo cancellation and noise suppression')),
+        h('div', { class: 'check' }, processing, h('label', { for: 'live-processing' }, 'Clean up the audio (echo cancellation, noise suppression, automatic gain)')),
         h('div', { class: 'actions' }, startBtn, stopBtn),
         h('div', { class: 'meter-row' }, h('label', { for: 'live-level' }, 'Level'), meter),
         status, error),

@@ -343,9 +343,13 @@ export function transcriptView(root, id) {
       exportError);
 
     // Details.
-    const features = ['speaker_labels', 'multichannel', 'dual_channel', 'entity_detection', 'redact_pii', 'sentiment_analysis',
-      'auto_highlights', 'iab_categories', 'content_safety', 'summarization', 'auto_chapters', 'disfluencies', 'filter_profanity']
-      .filter((k) => t[k] === true).map((k) => k.replace(/_/g, ' '));
+    const featureNames = {
+      speaker_labels: 'speaker labels', multichannel: 'multichannel', dual_channel: 'dual channel', entity_detection: 'entities',
+      redact_pii: 'PII redaction', redact_pii_audio: 'redacted audio', sentiment_analysis: 'sentiment', auto_highlights: 'key phrases',
+      iab_categories: 'topics', content_safety: 'content safety', summarization: 'summary', auto_chapters: 'chapters',
+      disfluencies: 'filler words', filter_profanity: 'profanity filter',
+    };
+    const features = Object.keys(featureNames).filter((k) => t[k] === true).map((k) => featureNames[k]);
     const details = h('section', { class: 'card', 'aria-labelledby': 'details-h' },
       h('h2', { id: 'details-h' }, 'Details'),
       h('dl', { class: 'details' },

@@ -5,7 +5,7 @@
 
 import { api } from './api.js';
 import { remember } from './audio-store.js';
-import { h, clear, bytes, announce } from './util.js';
+import { h, clear, bytes, announce, humanize } from './util.js';
 import { statusBadge } from './list.js';
 
 // The 44 PII policies (also the entity types) of the API; console_test.go
@@ -58,7 +58,7 @@ function featuresForm() {
       const id = `pol-${p}`;
       return h('div', { class: 'check' },
         h('input', { type: 'checkbox', id, name: 'policy', value: p, checked: DEFAULT_POLICIES.includes(p) }),
-        h('label', { for: id }, p.replace(/_/g, ' ')));
+        h('label', { for: id }, humanize(p)));
     })));
   const countPolicies = () => {
     chosen.textContent = `(${policies.querySelectorAll('input:checked').length} chosen)`;

@@ -94,8 +94,10 @@ export function speakerClass(label) {
 }
 
 /** humanize turns snake_case API names into words ("person_name" -> "Person name"). */
+const ACRONYMS = new Set(['us', 'ip', 'cvv', 'url', 'id', 'pii', 'iab']);
+
 export function humanize(s) {
-  const t = String(s).replace(/_/g, ' ');
+  const t = String(s).split('_').map((w) => (ACRONYMS.has(w) ? w.toUpperCase() : w)).join(' ');
   return t.charAt(0).toUpperCase() + t.slice(1);
 }
 
