@@ -65,8 +65,8 @@ type Result struct {
 	Started, Finished bool
 	// TimedOut reports that the child was killed at Options.Timeout.
 	TimedOut bool
-	// Duration is the child's wall time.
-	Duration time.Duration
+	// Duration is the child's wall time, CPU its user plus system time.
+	Duration, CPU time.Duration
 	// StartErr is set when the child could not be started at all.
 	StartErr error
 }
@@ -114,10 +114,11 @@ func (o Options) Run(t *testing.T, body func(t *testing.T)) {
 		t.Fatal(err)
 	}
 	if testing.Verbose() {
+		took := fmt.Sprintf("child passed in %v (%v CPU)", r.Duration.Round(time.Millisecond), r.CPU.Round(time.Millisecond))
 		if l := childLog(r.Output); l != "" {
-			t.Logf("child passed in %v; it logged:\n%s", r.Duration.Round(time.Millisecond), l)
+			t.Logf("%s; it logged:\n%s", took, l)
 		} else {
-			t.Logf("child passed in %v", r.Duration.Round(time.Millisecond))
+			t.Log(took)
 		}
 	}
 }
@@ -188,6 +189,9 @@ func (o Options) Exec(t testing.TB) *Result {
 	start := time.Now()
 	err := cmd.Run()
 	r.Duration = time.Since(start)
+	if ps := cmd.ProcessState; ps != nil {
+		r.CPU = ps.UserTime() + ps.SystemTime()
+	}
 	r.Output = out.String()
 	if b, rerr := os.ReadFile(state); rerr == nil {
 		r.Started = strings.Contains(string(b), markStarted)
