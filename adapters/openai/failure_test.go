@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -514,14 +515,30 @@ func TestRecognizeFile(t *testing.T) {
 		}
 	}
 
-	// Larger than MaxRequestBytes: decoded and sent in pieces.
-	small := newRec(t, Config{BaseURL: e.URL + "/v1", MaxRequestBytes: 48428 + 16000})
-	before := len(e.Files())
+	// Larger than MaxRequestBytes: decoded and sent in pieces that fit.
+	const limit = 48428 + 16000
+	var sizes []int64
+	var mu sync.Mutex
+	canned := enginetest.LoadExchange(t, "localai_whisper.json")
+	pieces := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		sizes = append(sizes, req.ContentLength)
+		mu.Unlock()
+		_, _ = io.Copy(io.Discard, req.Body)
+		answer(w, canned)
+	}))
+	t.Cleanup(pieces.Close)
+	small := newRec(t, Config{BaseURL: pieces.URL + "/v1", MaxRequestBytes: limit})
 	if _, err := small.RecognizeFile(ctx, wavPath, transcribe.RecognizeOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(e.Files()) - before; n < 2 {
-		t.Errorf("a file above MaxRequestBytes went out in %d requests", n)
+	if len(sizes) < 2 {
+		t.Errorf("a file above MaxRequestBytes went out in %d requests", len(sizes))
+	}
+	for _, n := range sizes {
+		if n > limit {
+			t.Errorf("a request of %d bytes, limit %d", n, limit)
+		}
 	}
 
 	// The engine refuses MP3 (400): decoded and sent as WAV.

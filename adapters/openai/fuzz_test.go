@@ -1,9 +1,12 @@
 package openai
 
 import (
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/earshot-dev/earshot/adapters/openai/enginetest"
@@ -61,4 +64,50 @@ func FuzzParseResponse(f *testing.F) {
 			prev = w.Start
 		}
 	})
+}
+
+// BenchmarkParseResponse reads a five-minute whisper.cpp-style answer (60
+// segments of BPE tokens) into normalized words, and reports the cost
+// relative to decoding the same body into a generic Go value with
+// encoding/json (the least any reader must do).
+func BenchmarkParseResponse(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"task":"transcribe","language":"english","duration":300.0,"text":"x","segments":[`)
+	for s := range 60 {
+		if s > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, `{"id":%d,"text":"x","start":%d,"end":%d,"tokens":[1],"words":[`, s, s*5, s*5+5)
+		for w := range 15 {
+			if w > 0 {
+				sb.WriteString(",")
+			}
+			t := float64(s*5) + float64(w)/3
+			fmt.Fprintf(&sb, `{"word":" mee","start":%.2f,"end":%.2f,"t_dtw":-1,"probability":0.8},{"word":"ting,","start":%.2f,"end":%.2f,"t_dtw":-1,"probability":0.7}`, t, t+0.1, t+0.1, t+0.3)
+		}
+		sb.WriteString(`],"temperature":0.0,"avg_logprob":-0.3,"no_speech_prob":0.01}`)
+	}
+	sb.WriteString(`]}`)
+	body := []byte(sb.String())
+	start := time.Now()
+	for range 20 {
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	base := time.Since(start) / 20
+	b.SetBytes(int64(len(body)))
+	b.ResetTimer()
+	start = time.Now()
+	for range b.N {
+		res, err := parseResponse(body, 300000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(normalizeWords(res.words, true)) != 900 {
+			b.Fatal("wrong word count")
+		}
+	}
+	b.ReportMetric(float64(time.Since(start)/time.Duration(b.N))/float64(base), "x_json_decode")
 }

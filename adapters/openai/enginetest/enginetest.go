@@ -32,7 +32,6 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -633,18 +632,4 @@ func Structure(body []byte) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-// Multipart builds a multipart body with fields and a file, for tests that
-// post by hand.
-func Multipart(fields map[string]string, filename string, file []byte) ([]byte, string) {
-	var b bytes.Buffer
-	mw := multipart.NewWriter(&b)
-	for k, v := range fields {
-		_ = mw.WriteField(k, v)
-	}
-	fw, _ := mw.CreateFormFile("file", filename)
-	_, _ = fw.Write(file)
-	_ = mw.Close()
-	return b.Bytes(), mw.FormDataContentType()
 }
