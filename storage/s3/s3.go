@@ -135,9 +135,9 @@ type Store struct {
 	partSize    int64
 	concurrency int
 	now         func() time.Time
-	secrets     []string // redacted from error text
-	bufs        sync.Pool // *[]byte of partSize
-	small       sync.Pool // *[]byte of smallSize
+	secrets     []string        // redacted from error text
+	bufs        sync.Pool       // *[]byte of partSize
+	small       sync.Pool       // *[]byte of smallSize
 	transport   *http.Transport // ours to close, nil when the caller's
 }
 
