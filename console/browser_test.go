@@ -384,6 +384,11 @@ type e2eReport struct {
 		PCM      []byte            `json:"pcm"` // the binary frames, concatenated
 	} `json:"ws"`
 	ListedAfterDelete []string `json:"listedAfterDelete"`
+	RedactedAudio     struct {
+		Src      string  `json:"src"`
+		Duration float64 `json:"duration"`
+		Error    string  `json:"error"`
+	} `json:"redactedAudio"`
 	// Fetched from the API directly (not through the console) before the deletion.
 	APITranscript string `json:"apiTranscript"`
 	APISRT        string `json:"apiSRT"`
@@ -461,7 +466,7 @@ func checkEndToEnd(t *testing.T, r e2eReport, serverURL, key, shots, liveWav str
 	if !r.DropHighlighted {
 		t.Error("the drop zone was not highlighted while dragging over it")
 	}
-	for _, f := range []string{"speaker_labels", "entity_detection", "redact_pii", "sentiment_analysis", "auto_highlights", "iab_categories", "content_safety", "summarization"} {
+	for _, f := range []string{"speaker_labels", "entity_detection", "redact_pii", "redact_pii_audio", "sentiment_analysis", "auto_highlights", "iab_categories", "content_safety", "summarization"} {
 		if r.SubmittedParams[f] != true {
 			t.Errorf("submitted params lack %s: %v", f, r.SubmittedParams)
 		}
@@ -563,6 +568,15 @@ func checkEndToEnd(t *testing.T, r e2eReport, serverURL, key, shots, liveWav str
 		t.Errorf("search %q: console %q hits %v; API total %d indexes %v", r.SearchTerm, r.SearchTotal, r.SearchHits, ws.TotalCount, hits)
 	}
 
+	// The redacted audio plays in the player (same origin, no auth, as the spec has it).
+	var dur struct {
+		AudioDuration float64 `json:"audio_duration"`
+	}
+	_ = json.Unmarshal(raw, &dur)
+	if ra := r.RedactedAudio; !strings.HasPrefix(ra.Src, serverURL+"/v2/redacted-audio/") || ra.Error != "" || math.Abs(ra.Duration-dur.AudioDuration) > 0.5 {
+		t.Errorf("redacted audio in the player: %+v, want %s/v2/redacted-audio/... of %.1f s", ra, serverURL, dur.AudioDuration)
+	}
+
 	// Live: partials replaced in place, then finals, from the fake microphone.
 	t.Logf("live: %d partial updates (last %q), finals %q, %s", len(r.Live.Partials), last(r.Live.Partials), r.Live.Finals, r.Live.Status)
 	if len(r.Live.Partials) == 0 || len(r.Live.Finals) == 0 {
@@ -598,6 +612,9 @@ func checkEndToEnd(t *testing.T, r e2eReport, serverURL, key, shots, liveWav str
 		src := filepath.Join(shots, "04-playing.png")
 		b, err := os.ReadFile(src)
 		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join("..", "docs"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join("..", "docs", "console.png"), b, 0o644); err != nil {

@@ -63,17 +63,40 @@
 // come from blob: (the user's file) and http(s) (a remote audio_url or the
 // redacted audio URL on the server's public origin).
 //
-// Tests: console_test.go checks the handler (types, 304s, 404s, 405s,
-// headers, that every file index.html and the modules reference exists and
-// none is on another origin, and that the console's PII policy list matches
-// transcribe.PIIPolicies). browser_test.go builds and starts the reference
-// server and drives the console in Debian's headless Chromium with
-// playwright-core (console/browsertest): sign-in, drag-and-drop upload with
-// progress, the list, playback with the highlight following the audio,
-// click-to-seek, SRT download, word search, and the live page fed from a
-// WAV through Chromium's fake microphone; a second test renders every
-// analysis panel from a JSON fixture (testdata/analysis.json); a third runs
-// the worklet's resampler in Node on test tones. Screenshots go to
-// $EARSHOT_SCREENSHOTS (default: the test's temp directory);
-// -update-screenshot rewrites docs/console.png.
+// The live page asks the browser for the raw microphone signal (no echo
+// cancellation, noise suppression or gain control; a checkbox turns them
+// on). Measured with the test's fake microphone: with Chromium's
+// processing on, pocketsphinx recognized 5 of the 11 words of "hello
+// world this is a live test of the transcription service", raw 7 of 11;
+// the raw signal arrives as the file has it (level within 0.1 dB, 10 ms
+// energy envelope correlation 0.99 or more), and the test's sentence
+// ("the quick brown fox jumps over the lazy dog") comes back with 8 of
+// its 9 words.
+//
+// # Tests
+//
+// console_test.go checks the handler: media types, 304s, 404s, 405s,
+// headers, that every file index.html and the modules reference is
+// embedded and none is on another origin or unused, and that the
+// console's PII policy list is transcribe.PIIPolicies.
+//
+// browser_test.go drives the console in Debian's headless Chromium with
+// playwright-core (browsertest/run.cjs; npm ci from the committed lock
+// file when node_modules is missing). TestBrowser builds and starts the
+// reference server and a fixture API, then in one browser: every
+// analysis panel from a JSON fixture (testdata/analysis.json, shapes of
+// wire-format.md section 3.4) and a transcript without results, list
+// paging through an absolute prev_url; then, against the real server and
+// pocketsphinx, sign-in (a wrong key first), features, a drag-and-drop
+// upload throttled so the progress bar shows intermediate values, the
+// list following the job to completed, speakers and panels matching the
+// API's JSON, playback with the highlighted word checked against the word
+// timings, click-to-seek and the keyboard, SRT and text downloads equal
+// to the API's exports, word search, the redacted audio in the player,
+// the live page fed from a WAV through Chromium's fake microphone (the
+// WebSocket's frames, the audio sent compared with the file, the partial
+// and final text), and deletion. TestWorkletResampler runs the worklet's
+// resampler in Node on test tones. Screenshots go to a temporary
+// directory, or to -screenshots DIR; -update-screenshot rewrites
+// docs/console.png from the playing transcript.
 package console

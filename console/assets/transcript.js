@@ -114,7 +114,7 @@ export function transcriptView(root, id) {
   async function show(t) {
     const local = await recall(t.id);
     if (gone) return;
-    const title = local ? local.name : t.id;
+    const title = local ? local.name : `Transcript ${t.id.slice(0, 8)}`;
     document.title = `${title} · Earshot`;
     clear(head.querySelector('h1'), title);
 

@@ -53,8 +53,8 @@ export function clock(ms) {
 /** duration formats seconds as "1 min 5 s". */
 export function duration(sec) {
   if (sec === null || sec === undefined) return '–';
+  if (sec < 60) return `${(Math.round(sec * 10) / 10).toLocaleString()} s`;
   const s = Math.round(sec);
-  if (s < 60) return `${s} s`;
   const m = Math.floor(s / 60);
   if (m < 60) return `${m} min ${s % 60} s`;
   return `${Math.floor(m / 60)} h ${m % 60} min`;

@@ -123,7 +123,7 @@ async function e2e(ctx, page) {
   // Upload: features, a refused combination, then a throttled drag-and-drop upload.
   await page.click('nav a[data-nav=upload]');
   await page.waitForSelector('#dropzone');
-  for (const f of ['speaker_labels', 'entity_detection', 'redact_pii', 'sentiment_analysis', 'auto_highlights',
+  for (const f of ['speaker_labels', 'entity_detection', 'redact_pii', 'redact_pii_audio', 'sentiment_analysis', 'auto_highlights',
     'iab_categories', 'content_safety', 'summarization', 'auto_chapters']) {
     await page.check(`#f-${f}`);
   }
@@ -251,6 +251,16 @@ async function e2e(ctx, page) {
   report.searchHits = await page.$$eval('#words .w.hit', (els) => els.map((e) => +e.dataset.i));
   await page.evaluate(() => window.scrollTo(0, 0));
   await shot(page, '05-search.png');
+
+  // The redacted copy of the audio, from the redaction panel.
+  await page.click('#redacted-audio');
+  await page.waitForFunction(() => {
+    const a = document.getElementById('player');
+    return a.dataset.source === 'remote' && (a.readyState >= 1 || a.error);
+  });
+  report.redactedAudio = await page.$eval('#player', (a) => ({
+    src: a.getAttribute('src'), duration: a.duration, error: a.error ? a.error.message || String(a.error.code) : '',
+  }));
 
   phase('export-search');
   // Live: the fake microphone plays EARSHOT_LIVE_WAV in a loop. The
