@@ -272,3 +272,42 @@ func TestPIIPolicies(t *testing.T) {
 		t.Errorf("upload.js PII_POLICIES = %v\nwant transcribe.PIIPolicies() = %v", got, want)
 	}
 }
+
+// FuzzHandler: any method and path gets one of the handler's answers,
+// never a panic, and always carries the CSP.
+func FuzzHandler(f *testing.F) {
+	for _, p := range []string{"/console/", "/console/app.js", "/console", "/console/../x", "/console/%2e%2e/go.mod", "/x", "/console/a/b/c.js"} {
+		f.Add("GET", p)
+	}
+	f.Add("POST", "/console/")
+	f.Add("HEAD", "/console/app.css")
+	h := Handler()
+	f.Fuzz(func(t *testing.T, method, p string) {
+		if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, " \t\r\n?#") || method == "" || strings.ContainsAny(method, " \t\r\n/") {
+			return // not a request line net/http would accept
+		}
+		r, err := http.NewRequest(method, "http://example.com"+p, nil)
+		if err != nil {
+			return
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		switch w.Code {
+		case 200, 301, 304, 404, 405:
+		default:
+			t.Fatalf("%s %q: status %d", method, p, w.Code)
+		}
+		if w.Header().Get("Content-Security-Policy") != CSP {
+			t.Fatalf("%s %q: no CSP", method, p)
+		}
+		if w.Code == 200 {
+			name := strings.TrimPrefix(r.URL.Path, Prefix)
+			if name == "" {
+				name = "index.html"
+			}
+			if _, err := fs.Stat(Assets(), name); err != nil || strings.Contains(name, "..") {
+				t.Fatalf("%s %q served %q, which is not an embedded file", method, p, name)
+			}
+		}
+	})
+}
