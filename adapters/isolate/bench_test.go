@@ -169,3 +169,37 @@ func BenchmarkFirstPartial(b *testing.B) {
 	b.ReportMetric(ms(stepIso, stepsIso)-ms(stepIn, stepsIn), "step-delta-ms")
 	b.ReportMetric(ms(openIso, n)-ms(openIn, n), "open-delta-ms")
 }
+
+// BenchmarkStreamStep measures the protocol alone: one 100 ms Write and a
+// Partial on the "quiet" engine (which does no work), in process and
+// through a worker. step-us-isolated minus step-us-inprocess is the cost of
+// the two round trips every 100 ms of streamed audio pays.
+func BenchmarkStreamStep(b *testing.B) {
+	iso := newRec(b, Config{Engine: "quiet", Processes: 1})
+	ctx := context.Background()
+	var in transcribe.StreamRecognizer = quiet{}
+	stIn, _ := in.NewStream(ctx, transcribe.StreamOptions{})
+	stIso, err := iso.NewStream(ctx, transcribe.StreamOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stIso.Close()
+	chunk := make([]int16, 1600)
+	var dIn, dIso time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		stIn.Write(chunk)
+		stIn.Partial()
+		t1 := time.Now()
+		if err := stIso.Write(chunk); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := stIso.Partial(); err != nil {
+			b.Fatal(err)
+		}
+		dIn += t1.Sub(t0)
+		dIso += time.Since(t1)
+	}
+	b.ReportMetric(float64(dIn.Microseconds())/float64(b.N), "step-us-inprocess")
+	b.ReportMetric(float64(dIso.Microseconds())/float64(b.N), "step-us-isolated")
+}

@@ -157,6 +157,17 @@ func serve(in io.Reader, out io.Writer, errOut io.Writer, onEOF func()) int {
 	for o := range ops {
 		js, err := w.handle(o.ctx, o.f)
 		o.cancel()
+		if o.f.typ == msgStreamWrite {
+			// Writes are not answered: an error waits for the stream's
+			// next request (see Stream.Write).
+			if err != nil && w.deferred == nil {
+				w.deferred = err
+			}
+			continue
+		}
+		if w.deferred != nil && isStreamRequest(o.f.typ) {
+			err, w.deferred = w.deferred, nil
+		}
 		var ok bool
 		if err != nil {
 			ok = fail(err)
@@ -174,6 +185,13 @@ func serve(in io.Reader, out io.Writer, errOut io.Writer, onEOF func()) int {
 type workerState struct {
 	rec    transcribe.Recognizer
 	stream transcribe.Stream
+	// deferred is the error of a stream write, reported as the reply to
+	// the stream's next request.
+	deferred error
+}
+
+func isStreamRequest(typ byte) bool {
+	return typ == msgPartial || typ == msgEndUtterance || typ == msgStreamClose
 }
 
 func (w *workerState) closeStream() {

@@ -224,7 +224,16 @@ func (quiet) NewStream(ctx context.Context, _ transcribe.StreamOptions) (transcr
 
 type quietStream struct{ n int64 }
 
-func (s *quietStream) Write(x []int16) error { s.n += int64(len(x)); return nil }
+// quietRefuse: a write of exactly this many samples fails.
+const quietRefuse = 999
+
+func (s *quietStream) Write(x []int16) error {
+	if len(x) == quietRefuse {
+		return fmt.Errorf("quiet: refusing %d samples", len(x))
+	}
+	s.n += int64(len(x))
+	return nil
+}
 func (s *quietStream) Partial() (transcribe.Hypothesis, error) {
 	return transcribe.Hypothesis{Language: "en", LanguageConfidence: float64(s.n)}, nil
 }

@@ -279,9 +279,14 @@ func isMark(l string) bool {
 func (w *worker) send(ctx context.Context, typ byte, js []byte, audio []int16) error {
 	w.seq++
 	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() { _ = w.req.SetWriteDeadline(time.Now()) })
+		fired := make(chan struct{})
+		stop := context.AfterFunc(ctx, func() {
+			_ = w.req.SetWriteDeadline(time.Now())
+			close(fired)
+		})
 		defer func() {
-			if !stop() {
+			if !stop() { // the deadline was set: wait for it, then clear it
+				<-fired
 				_ = w.req.SetWriteDeadline(time.Time{})
 			}
 		}()

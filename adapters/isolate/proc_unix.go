@@ -29,6 +29,14 @@ func workerPipes() (*os.File, *os.File, error) {
 		}
 		// Programs the engine starts must not hold the pipes open.
 		syscall.CloseOnExec(fd)
+		// Non-blocking descriptors make os.NewFile use the runtime's
+		// poller: a goroutine waiting for a request parks without holding
+		// a thread and a P, so the one that serves it runs at once (with a
+		// blocking read the P could stay with the blocked thread until
+		// sysmon takes it back, up to 10 ms later).
+		if err := syscall.SetNonblock(fd, true); err != nil {
+			return nil, nil, fmt.Errorf("isolate: file descriptor %d: %w", fd, err)
+		}
 	}
 	return os.NewFile(fdRequests, "isolate-requests"), os.NewFile(fdReplies, "isolate-replies"), nil
 }

@@ -62,17 +62,38 @@ func (st *Stream) do(typ byte, audio []int16) ([]byte, error) {
 	}
 	res, err := st.w.call(context.Background(), typ, nil, audio)
 	if err != nil && (st.w.dead() || st.w.killed.Load()) {
-		st.err = err
-		st.w.stream = false
-		st.r.p.release(st.w)
-		st.w = nil
+		return nil, st.lost(err)
 	}
 	return res, err
 }
 
-// Write feeds samples at the stream's sample rate.
+// Write sends samples at the stream's sample rate to the worker and
+// returns without waiting for them to be decoded: the worker decodes while
+// the caller goes on, and the next Partial or EndUtterance waits for it.
+// That saves one round trip between processes per write. An error the
+// engine returns for the write is therefore returned by the stream's next
+// call (Partial, EndUtterance or Close); a worker found dead is reported at
+// once. Write blocks when the worker is more than the pipe's buffer (about
+// two seconds of 16 kHz audio) behind.
 func (st *Stream) Write(samples []int16) error {
-	_, err := st.do(msgStreamWrite, samples)
+	if st.closed {
+		return ErrClosed
+	}
+	if st.err != nil {
+		return st.err
+	}
+	if err := st.w.send(context.Background(), msgStreamWrite, nil, samples); err != nil {
+		return st.lost(st.w.crashed())
+	}
+	return nil
+}
+
+// lost ends the stream after its worker died or was stopped.
+func (st *Stream) lost(err error) error {
+	st.err = err
+	st.w.stream = false
+	st.r.p.release(st.w)
+	st.w = nil
 	return err
 }
 

@@ -3,6 +3,7 @@ package isolate
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/earshot-dev/earshot/transcribe"
@@ -29,10 +30,14 @@ func TestStreamCrash(t *testing.T) {
 	if h, err := st.Partial(); err != nil || len(h.Words) == 0 {
 		t.Fatalf("Partial: %v, %v", h, err)
 	}
-	crashed := st.Write(magicAudio(actSegfault))
+	// Writes are not answered: the crash shows at the next call.
+	if err := st.Write(magicAudio(actSegfault)); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	_, crashed := st.Partial()
 	var ce *CrashError
 	if !errors.As(crashed, &ce) || !errors.Is(crashed, transcribe.ErrEngineCrashed) || ce.Signal != "SIGSEGV" {
-		t.Fatalf("Write that crashed: %v", crashed)
+		t.Fatalf("Partial after the Write that crashed: %v", crashed)
 	}
 	if _, err := st.Partial(); err != crashed {
 		t.Errorf("Partial after the crash: %v, want %v", err, crashed)
@@ -94,5 +99,58 @@ func TestStreamHoldsWorker(t *testing.T) {
 	}
 	if got := r.p.pids(); len(got) != 1 || got[0] != pid {
 		t.Errorf("workers %v, want %d reused after the stream closed", got, pid)
+	}
+}
+
+// TestCloseEndsStreams: Close stops the worker under an open stream; the
+// stream's calls then fail with ErrClosed, not a crash.
+func TestCloseEndsStreams(t *testing.T) {
+	t.Parallel()
+	r, err := New(Config{Engine: "quiet", Processes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := r.NewStream(context.Background(), transcribe.StreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := r.p.pids()[0]
+	r.Close()
+	if alive(pid) {
+		t.Errorf("worker %d alive after Close", pid)
+	}
+	if _, err := st.Partial(); !errors.Is(err, ErrClosed) {
+		t.Errorf("Partial after Close: %v, want ErrClosed", err)
+	}
+	if err := st.Write(make([]int16, 10)); !errors.Is(err, ErrClosed) {
+		t.Errorf("Write after Close: %v, want ErrClosed", err)
+	}
+	if err := st.Close(); err != nil {
+		t.Errorf("stream Close after Close: %v", err)
+	}
+}
+
+// TestStreamWriteError: an engine error for a write (here: the stream's
+// engine refuses a write after the crashy action) comes back from the
+// stream's next call and leaves the stream usable.
+func TestStreamWriteError(t *testing.T) {
+	t.Parallel()
+	r := newRec(t, Config{Engine: "quiet", Processes: 1})
+	st, err := r.NewStream(context.Background(), transcribe.StreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Write(make([]int16, quietRefuse)); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if _, err := st.Partial(); err == nil || !strings.Contains(err.Error(), "quiet: refusing") {
+		t.Fatalf("Partial after a refused write: %v", err)
+	}
+	if err := st.Write(make([]int16, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := st.EndUtterance(); err != nil || h.LanguageConfidence != 10 {
+		t.Fatalf("EndUtterance: %+v, %v", h, err)
 	}
 }

@@ -25,8 +25,9 @@ import (
 //
 // Audio travels as raw samples, written from and read into the []int16
 // itself on little-endian machines (no encoding, no extra copy). The host
-// sends one request and waits for its reply; the only frame it sends while
-// a request is in flight is msgCancel.
+// sends one request and waits for its reply; the only frames it sends
+// without waiting are msgCancel, while a request is in flight, and
+// msgStreamWrite, which has no reply.
 
 const protocolVersion = "1"
 
@@ -37,7 +38,7 @@ const (
 	msgRecognize    byte = 2 // JSON RecognizeOptions + audio; reply Recognition
 	msgWarm         byte = 3 // no payload; reply empty
 	msgStreamOpen   byte = 4 // JSON StreamOptions; reply empty
-	msgStreamWrite  byte = 5 // audio; reply empty
+	msgStreamWrite  byte = 5 // audio; no reply (an error is the reply to the stream's next request)
 	msgPartial      byte = 6 // reply Hypothesis
 	msgEndUtterance byte = 7 // reply Hypothesis
 	msgStreamClose  byte = 8 // reply empty

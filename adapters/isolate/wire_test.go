@@ -161,6 +161,9 @@ func TestServe(t *testing.T) {
 		frame{typ: msgStreamWrite, audio: make([]int16, 1600)},
 		frame{typ: msgPartial},
 		frame{typ: msgStreamClose},
+		frame{typ: msgStreamWrite, audio: make([]int16, 1)}, // no stream: the error waits
+		frame{typ: msgRecognize, json: []byte(`{}`)},        // not a stream request
+		frame{typ: msgPartial},                              // gets the error of the write
 		frame{typ: msgRecognize, json: []byte(`{"LanguageCode": 5}`)},
 		frame{typ: 42},
 		frame{typ: msgCancel, json: []byte(`{"seq": 99}`)},
@@ -180,9 +183,10 @@ func TestServe(t *testing.T) {
 		{msgError, "no stream is open"},
 		{msgOK, ""},
 		{msgError, "a stream is already open"},
-		{msgOK, ""},
 		{msgOK, `"LanguageConfidence":1600`},
 		{msgOK, ""},
+		{msgOK, `"Model":"quiet-0"`},
+		{msgError, "no stream is open"},
 		{msgError, "bad recognize options"},
 		{msgError, "unknown request type 42"},
 		{msgOK, ""}, // warm: the engine has no Warm method
