@@ -802,7 +802,8 @@ func TestRoutesMatchDocument(t *testing.T) {
 		}
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()
-		if res.StatusCode != 404 || res.Header.Get("Content-Type") != "application/json" {
+		want := int(s.raw["x-earshot-unknown-path"].(map[string]any)["status"].(float64))
+		if res.StatusCode != want || res.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("unknown path: %d %q", res.StatusCode, res.Header.Get("Content-Type"))
 		}
 		s.schemaCheck(t, "Error", body)

@@ -223,10 +223,18 @@ func (c *checker) realtime(t *testing.T, srv *server) {
 		w.send("RealtimeAudioData", map[string]any{"audio_data": base64.StdEncoding.EncodeToString(tone(100))})
 	}
 	w.c.CloseNow() // dropped without terminate_session
-	time.Sleep(100 * time.Millisecond)
-	w = c.dial(ctx, "/v2/realtime/ws/"+id+"?token="+tok, "", false)
-	if mt, m, _ := w.read(); mt != "SessionResumed" || m["session_id"] != id {
-		t.Fatalf("resume: %s %v", mt, m)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		w = c.dial(ctx, "/v2/realtime/ws/"+id+"?token="+tok, "", false)
+		mt, m, _ := w.read()
+		if mt == "SessionResumed" && m["session_id"] == id {
+			break
+		}
+		// Until the server notices the drop, the session still has a
+		// connection (4030).
+		if code := w.until(); code != 4030 || time.Now().After(deadline) {
+			t.Fatalf("resume: %s %v, close %d", mt, m, code)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	dup := c.dial(ctx, "/v2/realtime/ws/"+id, key1, false) // the session has a connection
 	dup.expectClose(4030)
