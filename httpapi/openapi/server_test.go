@@ -45,7 +45,6 @@ type serverOptions struct {
 // over a fake streaming recognizer, on an httptest.Server.
 type server struct {
 	url   string
-	svc   *transcribe.Service
 	rt    *realtime.Handler
 	fault *atomic.Bool // while true, the store and blob store fail
 }
@@ -122,7 +121,7 @@ func newServer(t testing.TB, o serverOptions) *server {
 		svc.Close(ctx)
 		hooks.Close()
 	})
-	return &server{url: ts.URL, svc: svc, rt: rt, fault: fault}
+	return &server{url: ts.URL, rt: rt, fault: fault}
 }
 
 // withOpenAPI serves GET /openapi.json in front of api, the way httpapi
