@@ -87,6 +87,9 @@ const (
 	MaxContentSafetyConf     = 100
 	DefaultContentSafetyConf = 50
 	MaxSpeakersExpected      = 10
+	// MaxURLBytes caps audio_url and webhook_url (a pre-signed object
+	// store URL fits easily), which keeps list entries bounded.
+	MaxURLBytes = 8 << 10
 )
 
 // Enumerations accepted by the parameters.
@@ -178,6 +181,15 @@ func (p *TranscriptParams) Validate() error {
 	}
 	if err := checkURL("audio_url", p.AudioURL); err != nil {
 		return err
+	}
+	return p.validateOptions()
+}
+
+// validateOptions checks every rule but those of audio_url (which Submit
+// only echoes for an upload given by id).
+func (p *TranscriptParams) validateOptions() error {
+	if len(p.AudioURL) > MaxURLBytes {
+		return paramErr("audio_url", "is longer than %d bytes", MaxURLBytes)
 	}
 	if p.AudioStartFrom != nil && *p.AudioStartFrom < 0 {
 		return paramErr("audio_start_from", "must not be negative")
@@ -324,6 +336,9 @@ func (p *TranscriptParams) Validate() error {
 
 	// Webhook.
 	if p.WebhookURL != nil {
+		if len(*p.WebhookURL) > MaxURLBytes {
+			return paramErr("webhook_url", "is longer than %d bytes", MaxURLBytes)
+		}
 		if err := checkURL("webhook_url", *p.WebhookURL); err != nil {
 			return err
 		}
