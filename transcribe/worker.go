@@ -31,7 +31,10 @@ func (s *Service) worker(owner string) {
 		rec, err := s.cfg.Store.ClaimJob(ctx, Claim{Owner: owner, Now: s.now(), Lease: s.cfg.Lease})
 		switch {
 		case err == nil:
-			s.runJob(ctx, owner, rec)
+			if !s.runJob(ctx, owner, rec) {
+				s.log.Warn("the speech engine is closed; this worker stops", "worker", owner)
+				return
+			}
 			continue
 		case errors.Is(err, ErrNoJob):
 		case ctx.Err() != nil:
@@ -48,19 +51,29 @@ func (s *Service) worker(owner string) {
 	}
 }
 
-// runJob processes one claimed record and stores its outcome.
-func (s *Service) runJob(ctx context.Context, owner string, rec *Record) {
+// runJob processes one claimed record and stores its outcome. It returns
+// false when the worker must stop (the engine was closed under it).
+func (s *Service) runJob(ctx context.Context, owner string, rec *Record) bool {
 	log := s.log.With("id", rec.ID)
+	// The claim made queued → processing (or took over a processing job
+	// whose worker died, which is no status change) inside the Store.
+	if rec.Status != StatusProcessing || rec.LeaseOwner != owner {
+		log.Error("the store handed out a job that is not processing under this worker", "status", rec.Status, "owner", rec.LeaseOwner)
+		return true
+	}
+	if rec.Claims == 1 && transitionHook != nil {
+		transitionHook(StatusQueued, StatusProcessing)
+	}
 	j, err := s.unseal(rec)
 	if err != nil {
 		log.Error("unsealing job", "err", err)
 		s.fail(ctx, owner, rec)
-		return
+		return true
 	}
 	t := j.st.T
 	if interrupted := rec.Claims - 1 - rec.Failures; interrupted >= maxInterruptions {
 		s.finish(ctx, owner, j, &MediaError{Reason: fmt.Sprintf("processing was interrupted %d times; giving up", interrupted)})
-		return
+		return true
 	}
 	jobCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -71,15 +84,15 @@ func (s *Service) runJob(ctx context.Context, owner string, rec *Record) {
 	if cause := context.Cause(jobCtx); errors.Is(cause, ErrLeaseLost) {
 		log.Warn("job lost its lease (deleted or taken over); result discarded")
 		s.dropArtifacts(context.WithoutCancel(ctx), t.ID, j.st.Artifacts)
-		return
+		return true
 	}
-	if ctx.Err() != nil || errors.Is(perr, ErrClosed) {
+	if closed := errors.Is(perr, ErrClosed); ctx.Err() != nil || closed {
 		// Shutting down (or the engine was closed under the job): not the
 		// job's fault. Give the job back so any process resumes it at once.
 		log.Info("job interrupted by shutdown; it will be resumed")
 		s.dropArtifacts(context.WithoutCancel(ctx), t.ID, j.st.Artifacts)
 		s.release(context.WithoutCancel(ctx), owner, rec)
-		return
+		return !closed
 	}
 	if errors.Is(perr, ErrEngineCrashed) {
 		rec.Failures++
@@ -87,13 +100,14 @@ func (s *Service) runJob(ctx context.Context, owner string, rec *Record) {
 			log.Warn("the speech engine crashed on this job; retrying once", "err", perr)
 			s.dropArtifacts(context.WithoutCancel(ctx), t.ID, j.st.Artifacts)
 			s.release(context.WithoutCancel(ctx), owner, rec)
-			return
+			return true
 		}
 		perr = &MediaError{Reason: fmt.Sprintf("the speech engine crashed %d times while processing this audio; the transcript will not be retried", rec.Failures)}
 	}
 	if s.finish(ctx, owner, j, perr) {
 		log.Info("finished", "status", t.Status, "elapsed", s.now().Sub(start).Round(time.Millisecond))
 	}
+	return true
 }
 
 // heartbeat extends the job's lease every Lease/3 and cancels the job with
