@@ -141,8 +141,8 @@ func TestRedactAudioStageStoreError(t *testing.T) {
 	if err := (RedactAudioStage{}).Apply(context.Background(), j); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("store error: %v", err)
 	}
-	if j.Transcript.RedactedKey != "" {
-		t.Error("RedactedKey set although storing failed")
+	if len(j.Artifacts) != 0 {
+		t.Errorf("artifact recorded although storing failed: %+v", j.Artifacts)
 	}
 }
 
@@ -169,7 +169,11 @@ func TestRedactAudioStageChannels(t *testing.T) {
 		if err := (RedactAudioStage{}).Apply(context.Background(), j); err != nil {
 			t.Fatalf("%s with %d channels: %v", c.quality, c.channels, err)
 		}
-		rc, err := blobs.Open(context.Background(), transcribe.RedactedAudioKey("t1", c.quality))
+		art, ok := j.Artifact(transcribe.ArtifactRedactedAudio)
+		if !ok || art.Format != c.quality {
+			t.Fatalf("artifacts %+v", j.Artifacts)
+		}
+		rc, err := blobs.Open(context.Background(), art.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +209,8 @@ func TestRedactAudioStageSilence(t *testing.T) {
 		if err := (RedactAudioStage{}).Apply(context.Background(), j); err != nil {
 			t.Fatal(err)
 		}
-		rc, err := blobs.Open(context.Background(), j.Transcript.RedactedKey)
+		a, _ := j.Artifact(transcribe.ArtifactRedactedAudio)
+		rc, err := blobs.Open(context.Background(), a.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +263,7 @@ func TestRedactedSpeech(t *testing.T) {
 			j := &transcribe.Job{Transcript: tr, Audio: &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{clip}}, OffsetMS: offset, Blobs: blobs}
 			spans := Detector{}.Spans(tr.Words)
 			ranges := Ranges(tr.Words, spans, p.RedactPIIPolicies)
-			for _, s := range Stages() {
+			for _, s := range Stages(Options{}) {
 				if s.Enabled(&tr.TranscriptParams) {
 					if err := s.Apply(context.Background(), j); err != nil {
 						t.Fatalf("%s: %v", s.Name(), err)
@@ -272,10 +277,11 @@ func TestRedactedSpeech(t *testing.T) {
 			if show(tr.Entities) != "person_name:##### ####### | phone_number:########" {
 				t.Errorf("entities %s", show(tr.Entities))
 			}
-			if tr.RedactedKey != transcribe.RedactedAudioKey("tx1", quality) {
-				t.Fatalf("RedactedKey %q", tr.RedactedKey)
+			a, ok := j.Artifact(transcribe.ArtifactRedactedAudio)
+			if !ok || a.Format != quality || !strings.Contains(a.Key, "tx1") {
+				t.Fatalf("artifacts %+v", j.Artifacts)
 			}
-			rc, err := blobs.Open(context.Background(), tr.RedactedKey)
+			rc, err := blobs.Open(context.Background(), a.Key)
 			if err != nil {
 				t.Fatal(err)
 			}

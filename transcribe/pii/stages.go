@@ -23,10 +23,23 @@ import (
 // millisecond per hundred words, so each stage runs it rather than passing
 // state between stages), which is why the text is redacted last. The
 // stages share one Detector and are safe for concurrent use.
-func Stages() []transcribe.Stage {
+func Stages(o Options) []transcribe.Stage {
 	var d Detector
-	audio := RedactAudioStage{Detector: d}
+	enc := o.Encode
+	if enc == nil {
+		enc = NewEncoder(o.TempDir)
+	}
+	audio := RedactAudioStage{Detector: d, Encode: enc}
 	return []transcribe.Stage{EntityStage{Detector: d}, audio, RedactStage{Detector: d, Audio: audio}}
+}
+
+// Options configure the stages of Stages. Zero values mean the defaults.
+type Options struct {
+	// Encode writes redacted audio. Default NewEncoder(TempDir).
+	Encode Encoder
+	// TempDir holds the encoder's temporary files (ffmpeg writes MP3
+	// there). Default os.TempDir().
+	TempDir string
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }
@@ -119,7 +132,7 @@ func (s RedactStage) Apply(ctx context.Context, job *transcribe.Job) error {
 		return nil
 	}
 	t := job.Transcript
-	if s.Audio.Enabled(&t.TranscriptParams) && t.RedactedKey == "" {
+	if _, done := job.Artifact(transcribe.ArtifactRedactedAudio); !done && s.Audio.Enabled(&t.TranscriptParams) {
 		if err := s.Audio.Apply(ctx, job); err != nil {
 			return err
 		}
@@ -132,10 +145,10 @@ func (s RedactStage) Apply(ctx context.Context, job *transcribe.Job) error {
 // RedactAudioStage writes a copy of the job's audio in which every
 // redacted entity is replaced by a tone (redact_pii_audio), or by silence
 // with redact_pii_audio_options {"override_audio_redaction_method":
-// "silence"}: see BeepRanges. The file is stored in job.Blobs under
-// transcribe.RedactedAudioKey(id, quality) and its key set in
-// Transcript.RedactedKey; the Service serves it and sends the
-// redacted_audio webhook.
+// "silence"}: see BeepRanges. The file is stored with job.StoreArtifact as
+// the transcript's transcribe.ArtifactRedactedAudio; the Service serves
+// it, sends the redacted_audio webhook, and deletes it with the
+// transcript.
 //
 // The audio is the processed audio the words were recognised from: the
 // range audio_start_from..audio_end_at of the media, at the recognizer's
@@ -204,13 +217,11 @@ func (s RedactAudioStage) Apply(ctx context.Context, job *transcribe.Job) error 
 	if err := enc(ctx, pcm, format, &buf); err != nil {
 		return fmt.Errorf("pii: encoding redacted audio: %w", err)
 	}
-	key := transcribe.RedactedAudioKey(t.ID, format)
-	if _, err := job.Blobs.Put(ctx, key, &buf); err != nil {
+	if err := job.StoreArtifact(ctx, transcribe.ArtifactRedactedAudio, format, &buf); err != nil {
 		return fmt.Errorf("pii: storing redacted audio: %w", err)
 	}
-	t.RedactedKey = key
 	if job.Logger != nil {
-		job.Logger.Info("redacted audio written", "key", key, "spans", len(ranges))
+		job.Logger.Info("redacted audio written", "format", format, "spans", len(ranges))
 	}
 	return nil
 }
