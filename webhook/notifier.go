@@ -79,6 +79,11 @@ type Config struct {
 	// Owner names this dispatcher in delivery leases. Default
 	// "webhook-<random uuid>".
 	Owner string
+	// KeepDone is how long a finished (delivered or failed) delivery is
+	// kept before Run purges it. Default 24h.
+	KeepDone time.Duration
+	// PurgeInterval is how often Run purges finished deliveries. Default 10m.
+	PurgeInterval time.Duration
 	// UserAgent is sent with every request. Default UserAgent.
 	UserAgent string
 	// Logger receives delivery outcomes and errors. Header values and URL
@@ -156,6 +161,12 @@ func New(cfg Config) (*Notifier, error) {
 	if cfg.Concurrency == 0 {
 		cfg.Concurrency = 4
 	}
+	if cfg.KeepDone <= 0 {
+		cfg.KeepDone = 24 * time.Hour
+	}
+	if cfg.PurgeInterval <= 0 {
+		cfg.PurgeInterval = 10 * time.Minute
+	}
 	if cfg.Owner == "" {
 		cfg.Owner = "webhook-" + uuid.NewString()
 	}
@@ -206,11 +217,11 @@ func invalid(format string, args ...any) error {
 // redactedAudioURL. It returns an error wrapping ErrInvalid when n lacks
 // what its event needs.
 func Body(n transcribe.Notification, redactedAudioURL string) ([]byte, error) {
+	if n.TranscriptID == "" {
+		return nil, invalid("transcript id is empty")
+	}
 	switch n.Event {
 	case transcribe.EventTranscript:
-		if n.TranscriptID == "" {
-			return nil, invalid("transcript id is empty")
-		}
 		if n.Status != transcribe.StatusCompleted && n.Status != transcribe.StatusError {
 			return nil, invalid("status %q is not completed or error", n.Status)
 		}
@@ -255,7 +266,7 @@ func validHeaderValue(s string) bool {
 // store's error.
 func (n *Notifier) Notify(ctx context.Context, note transcribe.Notification) error {
 	var audioURL string
-	if note.Event == transcribe.EventRedactedAudio {
+	if note.Event == transcribe.EventRedactedAudio && note.TranscriptID != "" {
 		if n.cfg.RedactedAudioURL == nil {
 			return invalid("redacted-audio webhooks need Config.RedactedAudioURL")
 		}
@@ -316,6 +327,11 @@ func (n *Notifier) poke() {
 // store for the next dispatcher.
 func (n *Notifier) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		n.purger(ctx)
+	}()
 	for i := 0; i < n.cfg.Concurrency; i++ {
 		wg.Add(1)
 		go func() {
@@ -325,6 +341,25 @@ func (n *Notifier) Run(ctx context.Context) error {
 	}
 	wg.Wait()
 	return nil
+}
+
+// purger deletes finished deliveries older than KeepDone, every
+// PurgeInterval, starting at once.
+func (n *Notifier) purger(ctx context.Context) {
+	tick := time.NewTicker(n.cfg.PurgeInterval)
+	defer tick.Stop()
+	for {
+		if k, err := n.cfg.Queue.PurgeDeliveries(ctx, n.now().Add(-n.cfg.KeepDone), 1000); err != nil && ctx.Err() == nil {
+			n.log.Warn("webhook: purging finished deliveries", "err", err)
+		} else if k > 0 {
+			n.log.Info("webhook: finished deliveries purged", "count", k)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 func (n *Notifier) worker(ctx context.Context) {
