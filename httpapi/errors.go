@@ -9,21 +9,12 @@ import (
 	"net/http"
 	"syscall"
 
+	"github.com/earshot-dev/earshot/internal/wire"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
-// writeJSON writes v with status and Content-Type application/json, as the
-// official SDKs require on every JSON response, errors included.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status = http.StatusInternalServerError
-		b = []byte(`{"error":"Internal server error"}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-}
+// writeJSON writes v as a JSON response (wire.WriteJSON).
+func writeJSON(w http.ResponseWriter, status int, v any) { wire.WriteJSON(w, status, v) }
 
 type errorBody struct {
 	Error string `json:"error"`

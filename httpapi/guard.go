@@ -133,4 +133,6 @@ func (b *idleReader) Read(p []byte) (int, error) {
 func (b *idleReader) Close() error { return b.r.Close() }
 
 // retryAfter formats a wait as whole seconds, at least 1.
-func retryAfter(d time.Duration) string { return strconv.Itoa(int(max(d, time.Second).Seconds() + 0.999)) }
+func retryAfter(d time.Duration) string {
+	return strconv.Itoa(int(max(d, time.Second).Seconds() + 0.999))
+}

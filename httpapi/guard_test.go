@@ -132,4 +132,3 @@ type wrapErr struct{ err error }
 
 func (w *wrapErr) Error() string { return "localfs: " + w.err.Error() }
 func (w *wrapErr) Unwrap() error { return w.err }
-

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/earshot-dev/earshot/internal/wire"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -39,7 +40,7 @@ type ListPage struct {
 }
 
 // TimeLayout formats list timestamps as the real API does (UTC, no zone).
-const TimeLayout = "2006-01-02T15:04:05.000000"
+const TimeLayout = wire.TimeLayout
 
 // list serves GET /v2/transcript. Empty query values count as absent (the
 // JS SDK sends after_id= for undefined); any request body is ignored (the
@@ -89,9 +90,9 @@ func (a *API) page(res *transcribe.ListResult, o transcribe.ListOptions, created
 	page := &ListPage{Transcripts: make([]ListItem, 0, len(res.Entries))}
 	for _, e := range res.Entries {
 		it := ListItem{ID: e.ID, ResourceURL: a.urls.Transcript(e.ID), Status: e.Status,
-			Created: e.Created.UTC().Format(TimeLayout), AudioURL: e.AudioURL, Error: e.Error}
+			Created: wire.Time(e.Created), AudioURL: e.AudioURL, Error: e.Error}
 		if !e.Completed.IsZero() {
-			c := e.Completed.UTC().Format(TimeLayout)
+			c := wire.Time(e.Completed)
 			it.Completed = &c
 		}
 		page.Transcripts = append(page.Transcripts, it)

@@ -111,8 +111,8 @@ type Service struct {
 	cipher *Cipher
 	// ownTemp: TempDir was given, so Start may sweep it.
 	ownTemp bool
-	log    *slog.Logger
-	now    func() time.Time
+	log     *slog.Logger
+	now     func() time.Time
 
 	wake     chan struct{}
 	stop     chan struct{}

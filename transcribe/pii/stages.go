@@ -42,8 +42,6 @@ type Options struct {
 	TempDir string
 }
 
-func isTrue(b *bool) bool { return b != nil && *b }
-
 func sub(p *transcribe.TranscriptParams) string {
 	if p.RedactPIISub != nil {
 		return *p.RedactPIISub
@@ -64,7 +62,9 @@ type EntityStage struct{ Detector Detector }
 func (EntityStage) Name() string { return "entity_detection" }
 
 // Enabled reports whether entity_detection is on.
-func (EntityStage) Enabled(p *transcribe.TranscriptParams) bool { return isTrue(p.EntityDetection) }
+func (EntityStage) Enabled(p *transcribe.TranscriptParams) bool {
+	return transcribe.IsTrue(p.EntityDetection)
+}
 
 // Apply sets job.Transcript.Entities.
 func (s EntityStage) Apply(ctx context.Context, job *transcribe.Job) error {
@@ -78,7 +78,7 @@ func (s EntityStage) Apply(ctx context.Context, job *transcribe.Job) error {
 		return ctx.Err()
 	}
 	spans := s.Detector.Spans(ws)
-	if isTrue(t.RedactPII) {
+	if transcribe.IsTrue(t.RedactPII) {
 		ws, spans = Redact(ws, spans, t.RedactPIIPolicies, sub(&t.TranscriptParams))
 	}
 	t.Entities = Entities(ws, spans)
@@ -124,7 +124,9 @@ type RedactStage struct {
 func (RedactStage) Name() string { return "redact_pii" }
 
 // Enabled reports whether redact_pii is on.
-func (RedactStage) Enabled(p *transcribe.TranscriptParams) bool { return isTrue(p.RedactPII) }
+func (RedactStage) Enabled(p *transcribe.TranscriptParams) bool {
+	return transcribe.IsTrue(p.RedactPII)
+}
 
 // Apply redacts job.Transcript.Words.
 func (s RedactStage) Apply(ctx context.Context, job *transcribe.Job) error {
@@ -183,7 +185,7 @@ func (RedactAudioStage) Name() string { return "redact_pii_audio" }
 
 // Enabled reports whether redact_pii and redact_pii_audio are on.
 func (RedactAudioStage) Enabled(p *transcribe.TranscriptParams) bool {
-	return isTrue(p.RedactPII) && isTrue(p.RedactPIIAudio)
+	return transcribe.IsTrue(p.RedactPII) && transcribe.IsTrue(p.RedactPIIAudio)
 }
 
 // Apply writes the redacted audio. It fails when the job has no audio or
