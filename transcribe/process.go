@@ -59,7 +59,7 @@ func (s *Service) process(ctx context.Context, j *job) error {
 	}
 	opts := RecognizeOptions{WordBoost: append(append([]string(nil), t.WordBoost...), t.KeytermsPrompt...), Disfluencies: isTrue(t.Disfluencies)}
 	if t.BoostParam != nil {
-		opts.BoostParam = *t.BoostParam
+		opts.BoostParam = string(*t.BoostParam)
 	}
 	if t.LanguageCode != nil {
 		opts.LanguageCode = *t.LanguageCode

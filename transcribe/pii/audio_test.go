@@ -135,7 +135,7 @@ func (failingBlobs) Put(context.Context, string, io.Reader) (int64, error) {
 }
 
 func TestRedactAudioStageStoreError(t *testing.T) {
-	j := job("Sarah called.", transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), RedactPIIPolicies: []string{"person_name"}, RedactPIIAudioQuality: strp("wav")})
+	j := job("Sarah called.", transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), RedactPIIPolicies: []string{"person_name"}, RedactPIIAudioQuality: transcribe.Ptr(transcribe.AudioWAV)})
 	j.Audio = &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{noise(16000, 3)}}
 	j.Blobs = failingBlobs{}
 	if err := (RedactAudioStage{}).Apply(context.Background(), j); err == nil || !strings.Contains(err.Error(), "disk full") {
@@ -157,7 +157,7 @@ func TestRedactAudioStageChannels(t *testing.T) {
 		channels int
 	}{{"wav", 2}, {"mp3", 2}, {"mp3", 3}} {
 		j := job("Sarah called.", transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), RedactPIIPolicies: []string{"person_name"},
-			RedactPIIAudioQuality: strp(c.quality), Multichannel: yes()})
+			RedactPIIAudioQuality: transcribe.Ptr(transcribe.AudioQuality(c.quality)), Multichannel: yes()})
 		a, b := "1", "2"
 		j.Transcript.Words[0].Channel, j.Transcript.Words[1].Channel = &a, &b
 		j.Audio = &transcribe.PCM{SampleRate: 16000}
@@ -202,7 +202,7 @@ func TestRedactAudioStageSilence(t *testing.T) {
 		silent bool
 	}{{`{"override_audio_redaction_method":"silence"}`, true}, {``, false}, {`{"return_redacted_no_speech_audio":true}`, false}, {`"junk"`, false}} {
 		j := job("Sarah called.", transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), RedactPIIPolicies: []string{"person_name"},
-			RedactPIIAudioQuality: strp("wav"), RedactPIIAudioOptions: []byte(c.opts)})
+			RedactPIIAudioQuality: transcribe.Ptr(transcribe.AudioWAV), RedactPIIAudioOptions: []byte(c.opts)})
 		j.Audio = &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{noise(16000, 4)}}
 		blobs := memory.NewBlobStore()
 		j.Blobs = blobs
@@ -249,7 +249,7 @@ func TestRedactedSpeech(t *testing.T) {
 	for _, quality := range []string{"wav", "mp3"} {
 		t.Run(quality, func(t *testing.T) {
 			p := transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), EntityDetection: yes(),
-				RedactPIIPolicies: []string{"person_name", "phone_number"}, RedactPIIAudioQuality: strp(quality)}
+				RedactPIIPolicies: []string{"person_name", "phone_number"}, RedactPIIAudioQuality: transcribe.Ptr(transcribe.AudioQuality(quality))}
 			p.Normalize()
 			blobs := memory.NewBlobStore()
 			tr := &transcribe.Transcript{ID: "tx1", TranscriptParams: p, Words: append([]transcribe.Word(nil), ws...)}

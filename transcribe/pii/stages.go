@@ -44,7 +44,7 @@ type Options struct {
 
 func sub(p *transcribe.TranscriptParams) string {
 	if p.RedactPIISub != nil {
-		return *p.RedactPIISub
+		return string(*p.RedactPIISub)
 	}
 	return SubHash
 }
