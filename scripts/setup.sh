@@ -4,12 +4,13 @@
 #   ffmpeg                               decoding of mp4/m4a/mov/webm/mkv/aac/opus, mp3 encoding
 #   flite sox pocketsphinx pocketsphinx-testdata   tests only: synthetic speech, audio tools,
 #                                        the reference decoder and real read speech
+#   postgresql                           tests only: the server scripts/services.sh runs
 # Usage: scripts/setup.sh [server|test]   (default: test, which installs everything)
 set -euo pipefail
 mode=${1:-test}
 pkgs=(libpocketsphinx3 pocketsphinx-en-us ffmpeg)
 if [ "$mode" = test ]; then
-  pkgs+=(flite sox pocketsphinx pocketsphinx-testdata)
+  pkgs+=(flite sox pocketsphinx pocketsphinx-testdata postgresql)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs Earshot's full test suite on a Debian machine, installing the system
-# packages it needs first (scripts/setup.sh). CI runs exactly this (.ci/run).
+# packages it needs first (scripts/setup.sh), with a throwaway PostgreSQL and
+# S3 server around the Go tests (scripts/services.sh). CI runs exactly this
+# (.ci/run).
 #   FUZZTIME=5s   how long each fuzz target runs after the unit tests (0 skips them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,8 +14,19 @@ go build ./...
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then echo "gofmt needed: $unformatted" >&2; exit 1; fi
 go vet ./...
+echo "== services"
+# A throwaway PostgreSQL cluster and an S3 server (versitygw) on loopback for
+# the tests that use real servers (internal/testservices); stopped on exit,
+# whatever the outcome. EARSHOT_TEST_REQUIRE_SERVICES=1 makes a test that
+# finds them missing fail instead of skipping.
+services_env=$(EARSHOT_SERVICES_OWNER=$$ scripts/services.sh start)
+eval "$services_env"
+trap 'scripts/services.sh stop "$EARSHOT_SERVICES_DIR"' EXIT
+export EARSHOT_TEST_REQUIRE_SERVICES=1
 echo "== tests"
 go test -count=1 -timeout 20m ./...
+scripts/services.sh stop "$EARSHOT_SERVICES_DIR"
+trap - EXIT
 fuzztime=${FUZZTIME:-5s}
 if [ "$fuzztime" != "0" ]; then
   echo "== fuzz ($fuzztime each)"

@@ -1,6 +1,9 @@
 package transcribe
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // BoostParam is the weight of word_boost (boost_param).
 type BoostParam string
@@ -92,6 +95,22 @@ var (
 	localizations    = []string{"en_au", "en_uk"}
 	noSpeechPolicies = []string{"error", "fallback"}
 )
+
+// Localizations lists the language_detection_options.localization values.
+func Localizations() []string { return slices.Clone(localizations) }
+
+// NoSpeechPolicies lists the values of
+// language_detection_options.on_no_speech_detected.
+func NoSpeechPolicies() []string { return slices.Clone(noSpeechPolicies) }
+
+// Strings converts a list of a typed enum to plain strings.
+func Strings[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
 
 // PIIPolicies lists the 44 PII policies, which are also the entity types.
 func PIIPolicies() []string {

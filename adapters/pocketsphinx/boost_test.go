@@ -143,7 +143,7 @@ func TestParseBoost(t *testing.T) {
 }
 
 func TestPronounce(t *testing.T) {
-	dict := map[string]string{"ear": "IH R", "shot": "SH AA T", "cloud": "K L AW D", "flare": "F L EH R"}
+	dict := map[string]string{"ear": "IH R", "shot": "SH AA T", "cloud": "K L AW D", "flare": "F L EH R", "web": "W EH B"}
 	lookup := func(w string) string { return dict[w] }
 	for in, want := range map[string]string{
 		"ear":        "IH R",
@@ -160,6 +160,56 @@ func TestPronounce(t *testing.T) {
 	} {
 		if got := pronounce(in, lookup); got != want {
 			t.Errorf("pronounce(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Words with digits: numbers read as people say them, first the usual
+	// reading, then alternates.
+	for in, want := range map[string][]string{
+		"11":           {"IH L EH V AH N", "W AH N W AH N"},
+		"7":            {"S EH V AH N"},
+		"007":          {"Z IH R OW Z IH R OW S EH V AH N"},
+		"mp4":          {"EH M P IY F AO R"},
+		"web3":         {"W EH B TH R IY"},
+		"4o":           {"F AO R OW"},
+		"1080p":        {"T EH N EY T IY P IY", "W AH N TH AW Z AH N D EY T IY P IY", "W AH N Z IH R OW EY T Z IH R OW P IY"},
+		"2024":         {"T W EH N T IY T W EH N T IY F AO R", "T UW TH AW Z AH N D T W EH N T IY F AO R", "T UW Z IH R OW T UW F AO R"},
+		"123456789012": nil, // digit by digit: more than maxPronPhones phones
+	} {
+		got := pronunciations(in, lookup)
+		if in == "123456789012" {
+			if len(got) != 1 || len(strings.Fields(got[0])) > maxPronPhones {
+				t.Errorf("pronunciations(%q) = %q", in, got)
+			}
+			continue
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("pronunciations(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := pronunciations(strings.Repeat("9", 40), lookup); got != nil {
+		t.Errorf("a 40-digit number: %q, want none (too long)", got)
+	}
+}
+
+func TestNumberReadings(t *testing.T) {
+	for in, want := range map[string]string{
+		"0":       "zero",
+		"19":      "nineteen|one nine",
+		"40":      "forty|four zero",
+		"105":     "one hundred five|one zero five",
+		"1905":    "nineteen oh five|one thousand nine hundred five|one nine zero five",
+		"1900":    "nineteen hundred|one thousand nine hundred|one nine zero zero",
+		"2000":    "two thousand|two zero zero zero",
+		"999999":  "nine hundred ninety nine thousand nine hundred ninety nine|nine nine nine nine nine nine",
+		"0800":    "zero eight zero zero",
+		"1234567": "one two three four five six seven",
+	} {
+		var got []string
+		for _, r := range numberReadings(in) {
+			got = append(got, strings.Join(r, " "))
+		}
+		if strings.Join(got, "|") != want {
+			t.Errorf("numberReadings(%q) = %q, want %q", in, strings.Join(got, "|"), want)
 		}
 	}
 }

@@ -1,15 +1,25 @@
 package pocketsphinx
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Pronunciations for words missing from the dictionary (the 0.8+5prealpha
-// library has no grapheme-to-phoneme model). pronounce tries, in order:
+// library has no grapheme-to-phoneme model). pronunciations tries, in
+// order:
 //
-//   - digits: each digit as its spoken name ("k8s" -> K EY T S);
-//   - acronyms (no vowel letter): the letter names ("gpt" -> JH IY P IY T IY);
+//   - words with digits: each run of digits read as a number, the way
+//     people say it ("11" -> eleven, also one one; "2024" -> twenty twenty
+//     four, two thousand twenty four, two zero two four), runs of letters
+//     pronounced as below ("k8s" -> K EY EY T EH S, "mp4" -> EH M P IY F AO R);
+//   - single letters and acronyms (no vowel letter): the letter names
+//     ("gpt" -> JH IY P IY T IY);
 //   - compounds: the word split into two or three dictionary words of at
 //     least three letters ("earshot" -> ear + shot), fewest parts first;
 //   - letter-to-sound rules (lts).
+//
+// Every phone produced is in the en-us model's phone set (FuzzBoostTerms).
 
 var letterNames = map[byte]string{
 	'a': "EY", 'b': "B IY", 'c': "S IY", 'd': "D IY", 'e': "IY", 'f': "EH F",
@@ -19,25 +29,111 @@ var letterNames = map[byte]string{
 	'x': "EH K S", 'y': "W AY", 'z': "Z IY",
 }
 
-var digitNames = [10]string{
-	"Z IH R OW", "W AH N", "T UW", "TH R IY", "F AO R",
-	"F AY V", "S IH K S", "S EH V AH N", "EY T", "N AY N",
+// numberWords are the words numbers are read with, with their first
+// pronunciation in cmudict-en-us.dict.
+var numberWords = map[string]string{
+	"zero": "Z IH R OW", "oh": "OW", "one": "W AH N", "two": "T UW", "three": "TH R IY",
+	"four": "F AO R", "five": "F AY V", "six": "S IH K S", "seven": "S EH V AH N",
+	"eight": "EY T", "nine": "N AY N", "ten": "T EH N", "eleven": "IH L EH V AH N",
+	"twelve": "T W EH L V", "thirteen": "TH ER T IY N", "fourteen": "F AO R T IY N",
+	"fifteen": "F IH F T IY N", "sixteen": "S IH K S T IY N", "seventeen": "S EH V AH N T IY N",
+	"eighteen": "EY T IY N", "nineteen": "N AY N T IY N", "twenty": "T W EH N T IY",
+	"thirty": "TH ER D IY", "forty": "F AO R T IY", "fifty": "F IH F T IY",
+	"sixty": "S IH K S T IY", "seventy": "S EH V AH N T IY", "eighty": "EY T IY",
+	"ninety": "N AY N T IY", "hundred": "HH AH N D R AH D", "thousand": "TH AW Z AH N D",
 }
 
-// pronounce returns a pronunciation for w (lowercase) in the model's
-// phone set, or "" when none can be made.
+var onesWords = [20]string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+	"ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"}
+
+var tensWords = [10]string{"", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
+
+// maxProns bounds the pronunciations added for one word (the first and
+// its alternates "w(2)", "w(3)").
+const maxProns = 3
+
+// maxPronPhones bounds one pronunciation; longer words (a 40-digit
+// number) are not added.
+const maxPronPhones = 60
+
+// cardinal reads 0 <= n < 1,000,000 as words ("one thousand eighty").
+func cardinal(n int) []string {
+	switch {
+	case n < 20:
+		return []string{onesWords[n]}
+	case n < 100:
+		if n%10 == 0 {
+			return []string{tensWords[n/10]}
+		}
+		return []string{tensWords[n/10], onesWords[n%10]}
+	case n < 1000:
+		w := []string{onesWords[n/100], "hundred"}
+		if n%100 != 0 {
+			w = append(w, cardinal(n%100)...)
+		}
+		return w
+	default:
+		w := append(cardinal(n/1000), "thousand")
+		if n%1000 != 0 {
+			w = append(w, cardinal(n%1000)...)
+		}
+		return w
+	}
+}
+
+// numberReadings returns the ways a string of digits is read aloud, most
+// usual first and distinct: four digits in pairs ("twenty twenty four",
+// "nineteen oh five", "nineteen hundred"), as a cardinal number up to six
+// digits without a leading zero, and digit by digit.
+func numberReadings(ds string) [][]string {
+	var out [][]string
+	add := func(w []string) {
+		k := strings.Join(w, " ")
+		for _, o := range out {
+			if strings.Join(o, " ") == k {
+				return
+			}
+		}
+		out = append(out, w)
+	}
+	if len(ds) <= 6 && (ds[0] != '0' || len(ds) == 1) {
+		n, _ := strconv.Atoi(ds)
+		if len(ds) == 4 {
+			hi, lo := n/100, n%100
+			switch {
+			case lo == 0 && hi%10 != 0:
+				add(append(cardinal(hi), "hundred"))
+			case lo > 0 && lo < 10:
+				add(append(cardinal(hi), "oh", onesWords[lo]))
+			case lo >= 10:
+				add(append(cardinal(hi), cardinal(lo)...))
+			}
+		}
+		add(cardinal(n))
+	}
+	digits := make([]string, len(ds))
+	for i := range ds {
+		digits[i] = onesWords[ds[i]-'0']
+	}
+	add(digits)
+	return out
+}
+
+// pronounce returns the first pronunciation of w (lowercase) in the
+// model's phone set, or "" when none can be made.
 func (d *decoder) pronounce(w string) string {
 	return pronounce(w, d.lookup)
 }
 
-// pronounceTerm is pronounce, spelling words given as acronyms.
-func (d *decoder) pronounceTerm(w string, acronym bool) string {
+// pronounceTerm returns the pronunciations to add for w, spelling words
+// given as acronyms.
+func (d *decoder) pronounceTerm(w string, acronym bool) []string {
 	if acronym {
 		if p := spell(w); p != "" {
-			return p
+			return []string{p}
 		}
 	}
-	return d.pronounce(w)
+	return pronunciations(w, d.lookup)
 }
 
 // spell returns the letter names of an all-letter word, or "".
@@ -53,52 +149,110 @@ func spell(w string) string {
 	return strings.Join(ps, " ")
 }
 
+// pronounce returns the first of pronunciations(w, lookup), or "".
 func pronounce(w string, lookup func(string) string) string {
+	if ps := pronunciations(w, lookup); len(ps) > 0 {
+		return ps[0]
+	}
+	return ""
+}
+
+// pronunciations returns up to maxProns pronunciations of w, most likely
+// first, each at most maxPronPhones phones; nil when none can be made.
+func pronunciations(w string, lookup func(string) string) []string {
+	var out []string
+	for _, p := range rawPronunciations(w, lookup) {
+		if n := len(strings.Fields(p)); n > 0 && n <= maxPronPhones && len(out) < maxProns {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func rawPronunciations(w string, lookup func(string) string) []string {
 	if w == "" {
-		return ""
+		return nil
 	}
 	if p := lookup(w); p != "" {
-		return p
+		return []string{p}
 	}
-	// Split letters from digits.
 	if strings.IndexAny(w, "0123456789") >= 0 {
-		var parts []string
-		run := ""
-		flush := func() {
-			if run != "" {
-				if p := pronounce(run, lookup); p != "" {
-					parts = append(parts, p)
-				}
-				run = ""
-			}
-		}
-		for i := 0; i < len(w); i++ {
-			c := w[i]
-			if c >= '0' && c <= '9' {
-				flush()
-				parts = append(parts, digitNames[c-'0'])
-				continue
-			}
-			run += string(c)
-		}
-		flush()
-		return strings.Join(parts, " ")
+		return alnum(w, lookup)
 	}
 	for i := 0; i < len(w); i++ {
 		if w[i] == '\'' {
 			continue
 		}
 		if w[i] < 'a' || w[i] > 'z' {
-			return "" // not ASCII letters: no rules for it
+			return nil // not ASCII letters: no rules for it
 		}
 	}
-	if !strings.ContainsAny(w, "aeiouy") {
-		return spell(strings.ReplaceAll(w, "'", ""))
+	if len(w) == 1 || !strings.ContainsAny(w, "aeiouy") {
+		if p := spell(strings.ReplaceAll(w, "'", "")); p != "" {
+			return []string{p}
+		}
+		return nil
 	}
 	if p := compound(w, lookup, 3); p != "" {
-		return p
+		return []string{p}
 	}
-	return lts(w)
+	if p := lts(w); p != "" {
+		return []string{p}
+	}
+	return nil
+}
+
+// alnum pronounces a word of letters and digits run by run: letters as a
+// word (or spelled), digits as a number. The i-th pronunciation reads
+// every number its i-th way. A run that cannot be pronounced gives nil.
+func alnum(w string, lookup func(string) string) []string {
+	type run struct {
+		letters  string     // pronunciation of a letter run
+		readings [][]string // readings of a digit run
+	}
+	var runs []run
+	most := 1
+	for i := 0; i < len(w); {
+		j := i
+		digit := w[i] >= '0' && w[i] <= '9'
+		for j < len(w) && (w[j] >= '0' && w[j] <= '9') == digit {
+			j++
+		}
+		if digit {
+			r := numberReadings(w[i:j])
+			most = max(most, len(r))
+			runs = append(runs, run{readings: r})
+		} else {
+			p := pronounce(w[i:j], lookup)
+			if p == "" {
+				return nil
+			}
+			runs = append(runs, run{letters: p})
+		}
+		i = j
+	}
+	var out []string
+	for k := 0; k < most; k++ {
+		var parts []string
+		for _, r := range runs {
+			if r.readings == nil {
+				parts = append(parts, r.letters)
+				continue
+			}
+			for _, nw := range r.readings[min(k, len(r.readings)-1)] {
+				parts = append(parts, numberWords[nw])
+			}
+		}
+		p := strings.Join(parts, " ")
+		dup := false
+		for _, o := range out {
+			dup = dup || o == p
+		}
+		if !dup {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // compound splits w into at most parts dictionary words of >= 3 letters,

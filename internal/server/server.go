@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/adapters/pocketsphinx"
+	"github.com/earshot-dev/earshot/console"
 	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/realtime"
 	"github.com/earshot-dev/earshot/storage/localfs"
@@ -194,8 +195,14 @@ func Run(ctx context.Context, cfg *Config) error {
 	if err != nil {
 		return err
 	}
+	// The web console at /console/ (the mux redirects /console there), a
+	// bare / to the console, the API everywhere else.
+	mux := http.NewServeMux()
+	mux.Handle(console.Prefix, console.Handler())
+	mux.Handle("GET /{$}", http.RedirectHandler(console.Prefix, http.StatusFound))
+	mux.Handle("/", api)
 	srv := &http.Server{
-		Handler:           api,
+		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
@@ -207,6 +214,7 @@ func Run(ctx context.Context, cfg *Config) error {
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("earshot listening", "addr", ln.Addr().String(), "public_url", urls.Origin(), "data", cfg.Data,
 		"workers", svc.Workers(), "tls", cfg.TLSCert != "")
+	log.Info("web console", "url", urls.Origin()+console.Prefix)
 	if devKey != "" {
 		fmt.Fprintf(os.Stderr, "\n  Development API key (kept in %s): %s\n\n", filepath.Join(cfg.Data, "dev-api-key"), devKey)
 	}

@@ -1,0 +1,312 @@
+package openai
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/media"
+)
+
+// Defaults of Config.
+const (
+	// DefaultPath is where OpenAI-compatible servers take transcriptions,
+	// relative to the API root (BaseURL).
+	DefaultPath = "/audio/transcriptions"
+	// DefaultModel is OpenAI's whisper model name; LocalAI's examples use it
+	// too. speaches, vLLM and FunASR want their own model names.
+	DefaultModel = "whisper-1"
+	// DefaultTimeout bounds one HTTP attempt, upload and recognition
+	// included.
+	DefaultTimeout = 10 * time.Minute
+	// DefaultMaxRetries is how many times a request is retried after a 429,
+	// a 5xx or a failed connection.
+	DefaultMaxRetries = 3
+	// DefaultMaxRequestBytes is OpenAI's upload limit (25 MB), also vLLM's
+	// default VLLM_MAX_AUDIO_CLIP_FILESIZE_MB.
+	DefaultMaxRequestBytes = 25 << 20
+	// DefaultMaxChunk is the longest audio sent in one request (9.6 MB of
+	// 16 kHz 16-bit WAV): short enough that a retry repeats little work.
+	DefaultMaxChunk = 5 * time.Minute
+	// DefaultMaxResponseBytes caps a response body. A verbose_json response
+	// for five minutes of speech with word times is well under 1 MB.
+	DefaultMaxResponseBytes = 32 << 20
+	// SampleRate is the rate Recognize takes and sends: whisper's.
+	SampleRate = 16000
+)
+
+// DefaultFileFormats are the formats, as media.Sniff names them, that
+// RecognizeFile sends as they are: WAV, MP3 and FLAC are read by every
+// engine this package was checked against (OpenAI, speaches, LocalAI,
+// vLLM's librosa, FunASR's soundfile, whisper.cpp's miniaudio).
+var DefaultFileFormats = []string{"wav", "mp3", "flac"}
+
+// Field is one multipart form field of a request.
+type Field struct{ Name, Value string }
+
+// Request describes one transcription request to a Form function.
+type Request struct {
+	// Language is the whisper language code to transcribe in ("en"), or ""
+	// when the engine should detect it.
+	Language string
+	// Prompt is built from RecognizeOptions.Prompt, WordBoost and
+	// Disfluencies within Config.PromptTokens; "" for none.
+	Prompt string
+	// WordBoost are the request's boost terms as given, for servers with a
+	// field of their own for them (speaches' and vLLM's "hotwords").
+	WordBoost []string
+}
+
+// Form returns the multipart fields of one request besides "file".
+type Form func(r Request) []Field
+
+// StandardFields are the fields of OpenAI's createTranscription that this
+// package uses: model, response_format verbose_json, both timestamp
+// granularities (word and segment), temperature 0, and language and prompt
+// when set. It is the default Form (with Config.Model); a custom Form can
+// add to it:
+//
+//	Form: func(r openai.Request) []openai.Field {
+//		return append(openai.StandardFields("Systran/faster-whisper-small", r),
+//			openai.Field{Name: "hotwords", Value: strings.Join(r.WordBoost, " ")})
+//	}
+func StandardFields(model string, r Request) []Field {
+	f := []Field{
+		{"model", model},
+		{"response_format", "verbose_json"},
+		{"timestamp_granularities[]", "word"},
+		{"timestamp_granularities[]", "segment"},
+		{"temperature", "0"},
+	}
+	if r.Language != "" {
+		f = append(f, Field{"language", r.Language})
+	}
+	if r.Prompt != "" {
+		f = append(f, Field{"prompt", r.Prompt})
+	}
+	return f
+}
+
+// Backoff returns how long to wait before retry number retry (1 for the
+// first). resp is the failed attempt's response, nil when the engine did
+// not answer.
+type Backoff func(retry int, resp *http.Response) time.Duration
+
+// DefaultBackoff honours a Retry-After header (seconds or an HTTP date, at
+// most a minute) and otherwise waits 1 s, 2 s, 4 s, ... up to 30 s.
+func DefaultBackoff(retry int, resp *http.Response) time.Duration {
+	if d, ok := RetryAfter(resp, time.Now()); ok {
+		return min(d, time.Minute)
+	}
+	d := time.Second << min(max(retry-1, 0), 5)
+	return min(d, 30*time.Second)
+}
+
+// RetryAfter reads resp's Retry-After header relative to now.
+func RetryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
+	if resp == nil {
+		return 0, false
+	}
+	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// Config configures a Recognizer. Every field but BaseURL has a default.
+type Config struct {
+	// BaseURL is the API root as OpenAI clients take it, e.g.
+	// "http://127.0.0.1:8000/v1" (speaches, vLLM, LocalAI, FunASR,
+	// whisper.cpp started with --inference-path /v1/audio/transcriptions)
+	// or "https://api.openai.com/v1". Requests go to BaseURL + Path.
+	// Required; http or https.
+	BaseURL string
+	// Path is appended to BaseURL. Default DefaultPath
+	// ("/audio/transcriptions").
+	Path string
+	// APIKey is sent as "Authorization: Bearer <APIKey>" when set. Default
+	// none.
+	APIKey string
+	// Model is the "model" field. Default DefaultModel ("whisper-1").
+	Model string
+	// Name is reported as the model used (speech_model_used) and prefixes
+	// errors. Default Model.
+	Name string
+	// Form builds each request's fields. Default StandardFields(Model, r).
+	Form Form
+	// DetectLanguage is sent as "language" when the language is to be
+	// detected. Default "" (the field is left out, which is how the OpenAI
+	// API, speaches, vLLM and LocalAI detect; whisper.cpp wants "auto").
+	DetectLanguage string
+	// Languages are the language codes the engine transcribes; with more
+	// than one, language detection is offered. Default WhisperLanguages();
+	// set []string{"en"} for an English-only model (tiny.en, distil-*).
+	Languages []string
+	// PromptTokens is the prompt budget in (over-)estimated tokens.
+	// Default DefaultPromptTokens (224); negative sends no prompt.
+	PromptTokens int
+	// Timeout bounds each HTTP attempt. Default DefaultTimeout (10 min).
+	Timeout time.Duration
+	// MaxRetries is how many retries follow a first attempt that got a 429
+	// or 5xx answer or no connection. Default DefaultMaxRetries (3);
+	// negative means none.
+	MaxRetries int
+	// Backoff spaces the retries. Default DefaultBackoff.
+	Backoff Backoff
+	// Sleep waits d or until ctx ends (returning ctx.Err()). Default a
+	// timer; tests inject one that does not sleep.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// MaxRequestBytes is the largest request body the engine takes. Longer
+	// audio is split at pauses; larger files are decoded and split. Default
+	// DefaultMaxRequestBytes (25 MiB).
+	MaxRequestBytes int64
+	// MaxChunk is the longest audio sent in one request (also bounded by
+	// MaxRequestBytes). Default DefaultMaxChunk (5 min).
+	MaxChunk time.Duration
+	// Parallel is how many chunks of one long recording are in flight at
+	// once. Default 1 (whisper.cpp's server runs one request at a time).
+	Parallel int
+	// MaxResponseBytes caps a response body. Default
+	// DefaultMaxResponseBytes (32 MiB).
+	MaxResponseBytes int64
+	// FileFormats are the formats (media.Sniff names) RecognizeFile sends
+	// as they are. Default DefaultFileFormats.
+	FileFormats []string
+	// Decoder decodes files that are too large to send as they are or that
+	// the engine refused. Default media.Decoder{}.
+	Decoder transcribe.Decoder
+	// HTTPClient sends the requests. Default a client with no overall
+	// timeout (Timeout bounds each attempt).
+	HTTPClient *http.Client
+}
+
+func (c Config) withDefaults() Config {
+	if c.Path == "" {
+		c.Path = DefaultPath
+	}
+	if c.Model == "" {
+		c.Model = DefaultModel
+	}
+	if c.Name == "" {
+		c.Name = c.Model
+	}
+	if c.Form == nil {
+		model := c.Model
+		c.Form = func(r Request) []Field { return StandardFields(model, r) }
+	}
+	if len(c.Languages) == 0 {
+		c.Languages = WhisperLanguages()
+	}
+	switch {
+	case c.PromptTokens == 0:
+		c.PromptTokens = DefaultPromptTokens
+	case c.PromptTokens < 0:
+		c.PromptTokens = 0
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	switch {
+	case c.MaxRetries == 0:
+		c.MaxRetries = DefaultMaxRetries
+	case c.MaxRetries < 0:
+		c.MaxRetries = 0
+	}
+	if c.Backoff == nil {
+		c.Backoff = DefaultBackoff
+	}
+	if c.Sleep == nil {
+		c.Sleep = sleep
+	}
+	if c.MaxRequestBytes == 0 {
+		c.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if c.MaxChunk == 0 {
+		c.MaxChunk = DefaultMaxChunk
+	}
+	if c.Parallel == 0 {
+		c.Parallel = 1
+	}
+	if c.MaxResponseBytes == 0 {
+		c.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if c.FileFormats == nil {
+		c.FileFormats = DefaultFileFormats
+	}
+	if c.Decoder == nil {
+		c.Decoder = &media.Decoder{}
+	}
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{}
+	}
+	return c
+}
+
+// multipartSlack is room for the multipart framing and form fields of a
+// request (the prompt is at most a few kilobytes).
+const multipartSlack = 16 << 10
+
+// validate names the first field that cannot work.
+func (c Config) validate() error {
+	u, err := url.Parse(c.BaseURL)
+	switch {
+	case c.BaseURL == "":
+		return fmt.Errorf("openai: Config.BaseURL is required (the API root, e.g. http://127.0.0.1:8000/v1)")
+	case err != nil:
+		return fmt.Errorf("openai: Config.BaseURL %q: %v", c.BaseURL, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("openai: Config.BaseURL %q must start with http:// or https://", c.BaseURL)
+	case u.Host == "":
+		return fmt.Errorf("openai: Config.BaseURL %q has no host", c.BaseURL)
+	case u.RawQuery != "" || u.Fragment != "":
+		return fmt.Errorf("openai: Config.BaseURL %q must not have a query or fragment", c.BaseURL)
+	case !strings.HasPrefix(c.Path, "/"):
+		return fmt.Errorf("openai: Config.Path %q must start with /", c.Path)
+	case c.Timeout < 0:
+		return fmt.Errorf("openai: Config.Timeout must not be negative, got %v", c.Timeout)
+	case c.MaxRequestBytes < 0:
+		return fmt.Errorf("openai: Config.MaxRequestBytes must not be negative, got %d", c.MaxRequestBytes)
+	case c.MaxRequestBytes > 0 && c.MaxRequestBytes < multipartSlack+44+SampleRate*2:
+		return fmt.Errorf("openai: Config.MaxRequestBytes %d leaves room for less than a second of audio; use at least %d", c.MaxRequestBytes, multipartSlack+44+SampleRate*2)
+	case c.MaxChunk < 0:
+		return fmt.Errorf("openai: Config.MaxChunk must not be negative, got %v", c.MaxChunk)
+	case c.MaxChunk > 0 && c.MaxChunk < time.Second:
+		return fmt.Errorf("openai: Config.MaxChunk %v is shorter than a second", c.MaxChunk)
+	case c.Parallel < 0:
+		return fmt.Errorf("openai: Config.Parallel must not be negative, got %d", c.Parallel)
+	case c.MaxResponseBytes < 0:
+		return fmt.Errorf("openai: Config.MaxResponseBytes must not be negative, got %d", c.MaxResponseBytes)
+	}
+	for _, l := range c.Languages {
+		if strings.TrimSpace(l) == "" {
+			return fmt.Errorf("openai: Config.Languages has an empty code")
+		}
+	}
+	return nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,83 @@
+package openai
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// ErrClosed is returned by a Recognizer after Close.
+var ErrClosed = errors.New("openai: recognizer closed")
+
+// Error is a transcription request the engine did not complete. It wraps
+// transcribe.ErrUnavailable when the engine could not do the work — it was
+// unreachable, gave no answer within Config.Timeout, or kept answering 429
+// or 5xx — so the Service can tell an engine outage from a request the
+// engine refuses (any other 4xx) or an answer it cannot read.
+type Error struct {
+	// Engine is Config.Name.
+	Engine string
+	// URL is the request's URL.
+	URL string
+	// StatusCode is the last HTTP status; 0 when the engine never
+	// answered.
+	StatusCode int
+	// Message is the engine's error message, or what went wrong.
+	Message string
+	// Attempts is how many times the request was sent.
+	Attempts int
+	// Timeout: the last attempt got no answer within Config.Timeout.
+	Timeout bool
+	// Err is the transport error of the last attempt, if any.
+	Err error
+}
+
+// Unavailable reports whether the engine could not do the work (no answer,
+// 429 or 5xx), as opposed to refusing the request or answering badly.
+func (e *Error) Unavailable() bool {
+	return e.StatusCode == 0 || e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500
+}
+
+func (e *Error) Error() string {
+	tries := ""
+	if e.Attempts > 1 {
+		tries = fmt.Sprintf(" after %d attempts", e.Attempts)
+	}
+	prefix := fmt.Sprintf("%s: POST %s", e.Engine, e.URL)
+	switch {
+	case e.Timeout:
+		return fmt.Sprintf("%s: %s%s", prefix, e.Message, tries)
+	case e.StatusCode == 0:
+		return fmt.Sprintf("%s: speech engine unreachable%s: %s", prefix, tries, e.Message)
+	case e.StatusCode == http.StatusOK:
+		return fmt.Sprintf("%s: %s", prefix, e.Message)
+	}
+	msg := e.Message
+	if msg == "" {
+		msg = http.StatusText(e.StatusCode)
+	}
+	hint := ""
+	switch e.StatusCode {
+	case http.StatusNotFound, http.StatusMethodNotAllowed:
+		hint = " (is the URL the engine's transcription endpoint? check BaseURL and Path)"
+	case http.StatusUnauthorized, http.StatusForbidden:
+		hint = " (check APIKey)"
+	case http.StatusRequestEntityTooLarge:
+		hint = " (lower MaxRequestBytes or MaxChunk to the engine's limit)"
+	}
+	return fmt.Sprintf("%s: HTTP %d%s: %s%s", prefix, e.StatusCode, tries, msg, hint)
+}
+
+// Unwrap returns transcribe.ErrUnavailable when Unavailable, and Err.
+func (e *Error) Unwrap() []error {
+	var out []error
+	if e.Unavailable() {
+		out = append(out, transcribe.ErrUnavailable)
+	}
+	if e.Err != nil {
+		out = append(out, e.Err)
+	}
+	return out
+}

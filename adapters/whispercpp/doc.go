@@ -1,0 +1,62 @@
+// Package whispercpp is a speech recognizer adapter for whisper.cpp's
+// server (whisper-server, examples/server/server.cpp) and its native
+// POST /inference endpoint.
+//
+// # Entry points
+//
+// New(Config) returns a *Recognizer, which implements transcribe.Recognizer
+// and transcribe.FileRecognizer; Health(ctx) asks GET /health whether the
+// server's model is loaded. The exchange itself — multipart upload,
+// retries, chunking at pauses, reading verbose_json, word normalization —
+// is adapters/openai's (the two endpoints share whisper-server's handler),
+// configured with whisper.cpp's own fields (Fields):
+//
+//   - response_format=verbose_json, temperature (Config.Temperature, 0),
+//     split_on_word=true so long segments wrap between words;
+//   - language: the request's code, or "auto" to detect; with a code,
+//     no_language_probabilities=true spares the server a second detection
+//     pass; without, its language_probabilities give LanguageConfidence;
+//   - prompt: boost terms and the request's prompt (see adapters/openai);
+//   - Config.ExtraFields: any other field of the handler (beam_size, vad,
+//     max_len, ...).
+//
+// Features adds WordConfidence to openai's: verbose_json carries every
+// token's probability, and a word's confidence is the mean of its tokens'.
+// The server's answers have quirks the recordings in testdata show and the
+// tests check: "words" are BPE tokens, token times can end before they
+// start or after the audio, "language" is the name ("english"), 400
+// answers carry a plain "Invalid request" (httplib's error handler
+// replaces the JSON body), and silence yields invented words — which is
+// why silent audio is never sent.
+//
+// RecognizeFile sends WAV, MP3, FLAC and Ogg Vorbis as they are
+// (DefaultFileFormats: what whisper-server reads without --convert);
+// anything else is decoded and sent as WAV. With --convert, list more
+// formats in Config.FileFormats.
+//
+// # Running Earshot in front of whisper.cpp
+//
+// Build the server and fetch a model (whisper.cpp's README):
+//
+//	git clone https://github.com/ggml-org/whisper.cpp && cd whisper.cpp
+//	cmake -B build && cmake --build build -j --config Release --target whisper-server
+//	sh ./models/download-ggml-model.sh base.en
+//	./build/bin/whisper-server -m models/ggml-base.en.bin --host 127.0.0.1 --port 8080 -t 4
+//
+// then
+//
+//	rec, err := whispercpp.New(whispercpp.Config{
+//		URL:       "http://127.0.0.1:8080",
+//		Languages: []string{"en"}, // an .en model; leave unset for multilingual ones
+//	})
+//	if err := rec.Health(ctx); err != nil { ... } // optional: the model is loaded
+//
+// and give rec to transcribe.Config.Recognizer. whisper-server decodes one
+// request at a time, so keep Config.Parallel at 1; its -t sets the
+// threads per request. For a server started with --inference-path, set
+// Config.InferencePath to match.
+//
+// # Concurrency
+//
+// A Recognizer is safe for concurrent use.
+package whispercpp

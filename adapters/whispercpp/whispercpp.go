@@ -1,0 +1,214 @@
+package whispercpp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/earshot-dev/earshot/adapters/openai"
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// Defaults of Config.
+const (
+	// DefaultInferencePath is whisper-server's --inference-path default.
+	DefaultInferencePath = "/inference"
+	// DefaultName is reported as the model used (speech_model_used).
+	DefaultName = "whisper.cpp"
+)
+
+// DefaultFileFormats are the formats whisper-server reads without
+// --convert (miniaudio and stb_vorbis in examples/common-whisper.cpp):
+// WAV, MP3, FLAC and Ogg Vorbis. With --convert (ffmpeg on the server) it
+// reads anything ffmpeg does; list more in Config.FileFormats.
+var DefaultFileFormats = []string{"wav", "mp3", "flac", "vorbis"}
+
+// Config configures a Recognizer. Every field but URL has a default.
+type Config struct {
+	// URL is the server's root, e.g. "http://127.0.0.1:8080"
+	// (whisper-server's --host and --port; any --request-path included).
+	// Required; http or https.
+	URL string
+	// InferencePath is the server's --inference-path. Default
+	// DefaultInferencePath ("/inference").
+	InferencePath string
+	// Name is reported as the model used (speech_model_used) and prefixes
+	// errors. Default DefaultName ("whisper.cpp").
+	Name string
+	// Languages the loaded model transcribes. Default all of whisper's
+	// (openai.WhisperLanguages); set []string{"en"} for an English-only
+	// model (ggml-*.en.bin), which the server never lets detect.
+	Languages []string
+	// Temperature is the decoding temperature sent with each request;
+	// whisper-server raises it by its temperature_inc when decoding fails.
+	// Default 0 (greedy).
+	Temperature float64
+	// ExtraFields are sent with every request, after the adapter's own:
+	// any other field of whisper-server's inference handler, e.g.
+	// {"beam_size", "5"}, {"vad", "true"}, {"max_len", "40"}. Default none.
+	ExtraFields []openai.Field
+	// PromptTokens, Timeout, MaxRetries, Backoff, Sleep, MaxRequestBytes,
+	// MaxChunk, Parallel, MaxResponseBytes, Decoder and HTTPClient are as in
+	// openai.Config, with the same defaults.
+	PromptTokens     int
+	Timeout          time.Duration
+	MaxRetries       int
+	Backoff          openai.Backoff
+	Sleep            func(ctx context.Context, d time.Duration) error
+	MaxRequestBytes  int64
+	MaxChunk         time.Duration
+	Parallel         int
+	MaxResponseBytes int64
+	Decoder          transcribe.Decoder
+	HTTPClient       *http.Client
+	// FileFormats are the formats (media.Sniff names) RecognizeFile sends
+	// as they are. Default DefaultFileFormats.
+	FileFormats []string
+}
+
+// Recognizer sends audio to whisper.cpp's server. It implements
+// transcribe.Recognizer and transcribe.FileRecognizer (Recognize,
+// RecognizeFile, AcceptsFile and Close come from openai.Recognizer, with
+// whisper.cpp's fields) and is safe for concurrent use.
+type Recognizer struct {
+	*openai.Recognizer
+	root   string
+	client *http.Client
+	name   string
+}
+
+var _ transcribe.FileRecognizer = (*Recognizer)(nil)
+
+// Fields returns the fields the adapter sends for req, before
+// Config.ExtraFields: response_format verbose_json, temperature,
+// split_on_word true (so that long segments are wrapped between words),
+// language (the code, or "auto" to detect), no_language_probabilities when
+// the language is given (the server skips a second detection pass), and
+// prompt when there is one.
+func Fields(req openai.Request, temperature float64) []openai.Field {
+	f := []openai.Field{
+		{Name: "response_format", Value: "verbose_json"},
+		{Name: "temperature", Value: strconv.FormatFloat(temperature, 'f', -1, 64)},
+		{Name: "split_on_word", Value: "true"},
+	}
+	if req.Language != "" {
+		f = append(f, openai.Field{Name: "language", Value: req.Language}, openai.Field{Name: "no_language_probabilities", Value: "true"})
+	} else {
+		f = append(f, openai.Field{Name: "language", Value: "auto"})
+	}
+	if req.Prompt != "" {
+		f = append(f, openai.Field{Name: "prompt", Value: req.Prompt})
+	}
+	return f
+}
+
+// New checks cfg and returns a Recognizer. It does not contact the server
+// (Health does).
+func New(cfg Config) (*Recognizer, error) {
+	u, err := url.Parse(cfg.URL)
+	switch {
+	case cfg.URL == "":
+		return nil, errors.New("whispercpp: Config.URL is required (the server's root, e.g. http://127.0.0.1:8080)")
+	case err != nil:
+		return nil, fmt.Errorf("whispercpp: Config.URL %q: %v", cfg.URL, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("whispercpp: Config.URL %q must start with http:// or https://", cfg.URL)
+	case cfg.Temperature < 0 || cfg.Temperature > 1:
+		return nil, fmt.Errorf("whispercpp: Config.Temperature must be within 0..1, got %v", cfg.Temperature)
+	}
+	for _, f := range cfg.ExtraFields {
+		if f.Name == "" || f.Name == "file" {
+			return nil, fmt.Errorf("whispercpp: Config.ExtraFields: bad field name %q", f.Name)
+		}
+	}
+	if cfg.InferencePath == "" {
+		cfg.InferencePath = DefaultInferencePath
+	}
+	if cfg.Name == "" {
+		cfg.Name = DefaultName
+	}
+	if cfg.FileFormats == nil {
+		cfg.FileFormats = DefaultFileFormats
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{}
+	}
+	temp, extra := cfg.Temperature, cfg.ExtraFields
+	rec, err := openai.New(openai.Config{
+		BaseURL:          cfg.URL,
+		Path:             cfg.InferencePath,
+		Name:             cfg.Name,
+		Model:            cfg.Name,
+		Form:             func(r openai.Request) []openai.Field { return append(Fields(r, temp), extra...) },
+		Languages:        cfg.Languages,
+		PromptTokens:     cfg.PromptTokens,
+		Timeout:          cfg.Timeout,
+		MaxRetries:       cfg.MaxRetries,
+		Backoff:          cfg.Backoff,
+		Sleep:            cfg.Sleep,
+		MaxRequestBytes:  cfg.MaxRequestBytes,
+		MaxChunk:         cfg.MaxChunk,
+		Parallel:         cfg.Parallel,
+		MaxResponseBytes: cfg.MaxResponseBytes,
+		FileFormats:      cfg.FileFormats,
+		Decoder:          cfg.Decoder,
+		HTTPClient:       cfg.HTTPClient,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("whispercpp: %w", err)
+	}
+	return &Recognizer{Recognizer: rec, root: strings.TrimRight(cfg.URL, "/"), client: cfg.HTTPClient, name: cfg.Name}, nil
+}
+
+// Features are openai.Recognizer's with WordConfidence: whisper.cpp's
+// verbose_json gives every token's probability, and a word's confidence is
+// the mean of its tokens'.
+func (r *Recognizer) Features() transcribe.RecognizerFeatures {
+	f := r.Recognizer.Features()
+	f.WordConfidence = true
+	return f
+}
+
+// Health asks the server's GET /health whether its model is loaded. It
+// returns nil for {"status":"ok"}, and an error wrapping
+// transcribe.ErrUnavailable when the server is unreachable, still loading
+// its model (503) or answers anything else.
+func (r *Recognizer) Health(ctx context.Context) error {
+	u := r.root + "/health"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.name, err)
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("%s: GET %s: speech engine unreachable: %v: %w", r.name, u, err, transcribe.ErrUnavailable)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	var st struct {
+		Status string `json:"status"`
+	}
+	_ = json.Unmarshal(body, &st)
+	if resp.StatusCode == http.StatusOK && st.Status == "ok" {
+		return nil
+	}
+	msg := st.Status
+	if msg == "" {
+		msg = strings.TrimSpace(string(body))
+	}
+	return fmt.Errorf("%s: GET %s: HTTP %d: %s: %w", r.name, u, resp.StatusCode, msg, transcribe.ErrUnavailable)
+}

@@ -1,0 +1,253 @@
+package openapi_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/earshot-dev/earshot/httpapi"
+	"github.com/earshot-dev/earshot/httpapi/openapi"
+	"github.com/earshot-dev/earshot/realtime"
+	"github.com/earshot-dev/earshot/storage/memory"
+	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/media"
+	"github.com/earshot-dev/earshot/transcribe/pipeline"
+	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/webhook"
+)
+
+// Test API keys and their projects.
+const (
+	key1 = "key-one" // project p1
+	key2 = "key-two" // project p2
+	key3 = "key-three"
+)
+
+// serverOptions are the knobs the tests turn; zero means the reference
+// server's default.
+type serverOptions struct {
+	rateLimit      float64 // httpapi.Config.RateLimit; 0 disables limiting here
+	rateBurst      int
+	maxUploadBytes int64
+}
+
+// server is a running Earshot API: a real httpapi.API over a real
+// transcribe.Service (in-memory store, fake batch recognizer, real decoder
+// and feature pipeline, real webhook notifier) plus a real realtime.Handler
+// over a fake streaming recognizer, on an httptest.Server.
+type server struct {
+	url   string
+	svc   *transcribe.Service
+	rt    *realtime.Handler
+	fault *atomic.Bool // while true, the store and blob store fail
+	urls  *httpapi.URLs
+}
+
+// newServer builds and starts the server. It is the one place that
+// constructs the Service and the API, wired as examples/server wires them
+// (and /openapi.json mounted as httpapi mounts it), so an API change needs
+// adapting here only.
+func newServer(t testing.TB, o serverOptions) *server {
+	t.Helper()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	fault := new(atomic.Bool)
+	blobs := &faultyBlobs{BlobStore: memory.NewBlobStore(), fail: fault}
+	dec, err := media.NewDecoder(media.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(nil)
+	rate := o.rateLimit
+	if rate == 0 {
+		rate = -1
+	}
+	mem := memory.New()
+	urls, err := httpapi.NewURLs("http://"+ts.Listener.Addr().String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks, err := webhook.New(webhook.Config{
+		Queue: mem, Key: transcribe.NewKey(), AllowPrivate: true, OnStatus: mem.SetWebhookStatus,
+		RedactedAudioURL: urls.RedactedAudio, PollInterval: 20 * time.Millisecond, Logger: quiet,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := transcribe.NewService(transcribe.Config{
+		Store: &faultyStore{Store: mem, fail: fault}, Uploads: mem, Blobs: blobs, Decoder: dec, Key: transcribe.NewKey(),
+		Recognizer:       &transcribetest.FakeRecognizer{Text: "my name is sarah and i paid twenty five dollars hello world"},
+		Stages:           pipeline.Default(pipeline.Options{}),
+		AllowPrivateURLs: true,
+		Workers:          2,
+		PollInterval:     10 * time.Millisecond,
+		MaxUploadBytes:   o.maxUploadBytes,
+		Logger:           quiet,
+		Notifier:         hooks,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := httpapi.Keys{key1: "p1", key2: "p2", key3: "p3"}
+	rt, err := realtime.NewHandler(realtime.Config{
+		Recognizer:     &streamRecognizer{},
+		Authenticate:   httpapi.AuthFunc(auth),
+		OriginPatterns: []string{"app.earshot.invalid"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := httpapi.New(httpapi.Config{
+		Service: svc, Auth: auth, URLs: urls,
+		Realtime: rt, RealtimeToken: rt.TokenHandler(),
+		RateLimit: rate, RateBurst: o.rateBurst, Logger: quiet,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = withOpenAPI(api)
+	ts.Start()
+	svc.Start()
+	hooks.Start()
+	t.Cleanup(func() {
+		ts.Close()
+		rt.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		svc.Close(ctx)
+		hooks.Close()
+	})
+	return &server{url: ts.URL, svc: svc, rt: rt, fault: fault, urls: urls}
+}
+
+// withOpenAPI serves GET /openapi.json in front of api, the way httpapi
+// mounts it, while httpapi does not do so itself yet (see servesOpenAPI).
+func withOpenAPI(api http.Handler) http.Handler {
+	if servesOpenAPI(api) {
+		return api
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", api)
+	mux.Handle("GET "+openapi.Path, openapi.Handler())
+	return mux
+}
+
+// servesOpenAPI reports whether h itself answers GET /openapi.json with the
+// document.
+func servesOpenAPI(h http.Handler) bool {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", openapi.Path, nil))
+	return rec.Code == 200 && bytes.Equal(rec.Body.Bytes(), openapi.JSON())
+}
+
+var errInjected = errors.New("injected storage failure")
+
+// faultyStore is a transcribe.Store that fails the calls the API's
+// handlers make while fail is set, to drive the 500 answers.
+type faultyStore struct {
+	transcribe.Store
+	fail *atomic.Bool
+}
+
+func (s *faultyStore) Get(ctx context.Context, id string) (*transcribe.Record, error) {
+	if s.fail.Load() {
+		return nil, errInjected
+	}
+	return s.Store.Get(ctx, id)
+}
+
+func (s *faultyStore) Create(ctx context.Context, r *transcribe.Record) error {
+	if s.fail.Load() {
+		return errInjected
+	}
+	return s.Store.Create(ctx, r)
+}
+
+func (s *faultyStore) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe.Record, error) {
+	if s.fail.Load() {
+		return nil, errInjected
+	}
+	return s.Store.List(ctx, q)
+}
+
+type faultyBlobs struct {
+	transcribe.BlobStore
+	fail *atomic.Bool
+}
+
+func (b *faultyBlobs) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
+	if b.fail.Load() {
+		return 0, errInjected
+	}
+	return b.BlobStore.Put(ctx, key, r)
+}
+
+// streamRecognizer is a transcribe.StreamRecognizer whose streams hear
+// "hello world" in any audio: the wire shapes of the realtime messages are
+// under test here, not recognition (realtime's own tests run pocketsphinx).
+type streamRecognizer struct {
+	transcribetest.FakeRecognizer
+}
+
+func (r *streamRecognizer) Features() transcribe.RecognizerFeatures {
+	return transcribe.RecognizerFeatures{SampleRate: 16000, WordTimestamps: true, Streaming: true, Languages: []string{"en"}}
+}
+
+func (r *streamRecognizer) NewStream(ctx context.Context, opts transcribe.StreamOptions) (transcribe.Stream, error) {
+	return &fakeStream{rate: int64(opts.SampleRate)}, nil
+}
+
+type fakeStream struct {
+	rate    int64
+	written int64 // samples since the stream started
+	uttFrom int64 // samples at the start of the open utterance
+}
+
+func (s *fakeStream) Write(x []int16) error { s.written += int64(len(x)); return nil }
+
+func (s *fakeStream) Partial() (transcribe.Hypothesis, error) {
+	from, to := s.uttFrom*1000/s.rate, s.written*1000/s.rate
+	if to-from < 100 {
+		return transcribe.Hypothesis{}, nil
+	}
+	mid := (from + to) / 2
+	return transcribe.Hypothesis{Words: []transcribe.Word{
+		{Text: "hello", Start: from, End: mid, Confidence: 0.9},
+		{Text: "world", Start: mid, End: to, Confidence: 0.8},
+	}}, nil
+}
+
+func (s *fakeStream) EndUtterance() (transcribe.Hypothesis, error) {
+	h, err := s.Partial()
+	s.uttFrom = s.written
+	return h, err
+}
+
+func (s *fakeStream) Close() error { return nil }
+
+// wav returns a 16 kHz WAV of seconds of a 300 Hz tone on each of channels
+// channels (a different pitch each, so channels differ).
+func wav(t testing.TB, seconds float64, channels int) []byte {
+	t.Helper()
+	n := int(seconds * 16000)
+	pcm := &transcribe.PCM{SampleRate: 16000}
+	for c := 0; c < channels; c++ {
+		ch := make([]int16, n)
+		for i := range ch {
+			ch[i] = int16(8000 * math.Sin(2*math.Pi*float64(300+100*c)*float64(i)/16000))
+		}
+		pcm.Channels = append(pcm.Channels, ch)
+	}
+	var b bytes.Buffer
+	if err := media.WriteWAV(&b, pcm); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,146 @@
+package topics
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/analysis/nlp"
+)
+
+// Limits from the API documentation: up to 20 of the 698 categories are
+// assigned.
+const (
+	DefaultMaxLabels    = 20
+	DefaultMaxSummary   = 20
+	DefaultMinRelevance = 0.05
+)
+
+// Options configures the topic stage. The zero value means the defaults.
+type Options struct {
+	// MaxLabels caps the labels of one paragraph. 0 means
+	// DefaultMaxLabels (20).
+	MaxLabels int
+	// MaxSummary caps the labels of the transcript-wide summary. 0 means
+	// DefaultMaxSummary (20).
+	MaxSummary int
+	// MinRelevance drops paragraph labels less relevant than this. 0 means
+	// DefaultMinRelevance (0.05); a negative value keeps every label that
+	// has any evidence.
+	MinRelevance float64
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxLabels <= 0 {
+		o.MaxLabels = DefaultMaxLabels
+	}
+	if o.MaxSummary <= 0 {
+		o.MaxSummary = DefaultMaxSummary
+	}
+	switch {
+	case o.MinRelevance == 0:
+		o.MinRelevance = DefaultMinRelevance
+	case o.MinRelevance < 0:
+		o.MinRelevance = 0
+	}
+	return o
+}
+
+// Stages returns the topic detection stage, for transcribe/pipeline.
+func Stages(opts Options) []transcribe.Stage { return []transcribe.Stage{Stage{Options: opts}} }
+
+// Stage fills Transcript.IABCategoriesResult (iab_categories): one result
+// per paragraph of GET /v2/transcript/{id}/paragraphs with its labels and
+// timestamp, and a summary of at most MaxSummary labels over the whole
+// transcript. It is safe for concurrent use.
+type Stage struct {
+	Options Options
+}
+
+var (
+	_ transcribe.PendingStage  = Stage{}
+	_ transcribe.FallibleStage = Stage{}
+)
+
+// Name returns "iab_categories".
+func (Stage) Name() string { return "iab_categories" }
+
+// Enabled reports whether iab_categories is on.
+func (Stage) Enabled(p *transcribe.TranscriptParams) bool { return transcribe.IsTrue(p.IABCategories) }
+
+// Pending sets the result to what a queued transcript shows: {}.
+func (Stage) Pending(t *transcribe.Transcript) {
+	t.IABCategoriesResult = &transcribe.TopicDetectionResult{}
+}
+
+// Unavailable sets the result to {"status": "unavailable", "results": [],
+// "summary": {}}.
+func (Stage) Unavailable(t *transcribe.Transcript) {
+	t.IABCategoriesResult = &transcribe.TopicDetectionResult{Status: "unavailable"}
+}
+
+// Apply classifies every paragraph. An empty transcript gets status
+// "success" with no results. It fails only when ctx is done or the
+// embedded data is broken.
+func (s Stage) Apply(ctx context.Context, job *transcribe.Job) error {
+	if job == nil || job.Transcript == nil {
+		return nil
+	}
+	c, err := Default()
+	if err != nil {
+		return err
+	}
+	res, err := c.Detect(ctx, job.Transcript, s.Options)
+	if err != nil {
+		return err
+	}
+	job.Transcript.IABCategoriesResult = res
+	return nil
+}
+
+// Detect returns the topic detection result of a transcript (see Stage).
+// It fails only when ctx is done.
+func (c *Classifier) Detect(ctx context.Context, t *transcribe.Transcript, opts Options) (*transcribe.TopicDetectionResult, error) {
+	o := opts.withDefaults()
+	res := &transcribe.TopicDetectionResult{Status: "success", Results: []transcribe.TopicDetectionItem{}, Summary: map[string]float64{}}
+	total := map[string]float64{}
+	words := 0
+	for _, p := range nlp.Paragraphs(t) {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("topics: %w", err)
+		}
+		labels := c.ClassifyStems(Stems(t.Words[p.From:p.To]), o.MaxLabels, o.MinRelevance)
+		res.Results = append(res.Results, transcribe.TopicDetectionItem{
+			Text: p.Text, Labels: labels, Timestamp: transcribe.Timestamp{Start: p.Start, End: p.End},
+		})
+		for _, l := range labels {
+			total[l.Label] += l.Relevance * float64(p.Len())
+		}
+		words += p.Len()
+	}
+	type kv struct {
+		label string
+		v     float64
+	}
+	var all []kv
+	for l, v := range total {
+		if v = math.Round(v/float64(words)*1e4) / 1e4; v > 0 {
+			all = append(all, kv{l, v})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].v != all[j].v {
+			return all[i].v > all[j].v
+		}
+		return all[i].label < all[j].label
+	})
+	for i, x := range all {
+		if i >= o.MaxSummary {
+			break
+		}
+		res.Summary[x.label] = x.v
+	}
+	return res, nil
+}
