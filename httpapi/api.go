@@ -35,10 +35,13 @@ func (k Keys) Project(key string) (string, bool) {
 	return p, ok && key != ""
 }
 
-// Config configures the API. Service and Auth are required.
+// Config configures the API. Service, Auth and URLs are required.
 type Config struct {
 	Service *transcribe.Service
 	Auth    Authenticator
+	// URLs renders the URLs the API hands out on the public origin (see
+	// NewURLs). Required.
+	URLs *URLs
 	// Realtime serves GET /v2/realtime/ws and /v2/realtime/ws/{session_id}.
 	// Default: not mounted (404).
 	Realtime http.Handler
@@ -51,6 +54,16 @@ type Config struct {
 	RateLimit float64
 	// RateBurst is the per-project burst. Default 100.
 	RateBurst int
+	// AuthFailureRate is the sustained rate of failed authentications
+	// allowed per client address (requests per second, burst 10 times
+	// that); beyond it the address gets 429 before its key is even looked
+	// at. 0 means the default of 5; negative disables the limit.
+	AuthFailureRate float64
+	// BodyIdleTimeout is how long a request body may go without sending a
+	// byte before the request is cut off; each byte that arrives resets
+	// it, so an upload of any size works while it keeps flowing. Default
+	// 30s.
+	BodyIdleTimeout time.Duration
 	// Logger receives errors. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -62,6 +75,9 @@ func (c *Config) validate() error {
 	if c.Auth == nil {
 		return errors.New("httpapi: Config.Auth is required")
 	}
+	if c.URLs == nil {
+		return errors.New("httpapi: Config.URLs is required (httpapi.NewURLs)")
+	}
 	return nil
 }
 
@@ -69,13 +85,15 @@ func (c *Config) validate() error {
 // realtime endpoints when configured). Mount it at the root of a mux: the
 // Go SDK drops any path prefix of its base URL. Safe for concurrent use.
 type API struct {
-	cfg Config
-	svc *transcribe.Service
-	mux *http.ServeMux
-	log *slog.Logger
+	cfg  Config
+	svc  *transcribe.Service
+	urls *URLs
+	mux  *http.ServeMux
+	log  *slog.Logger
 
 	limMu    sync.Mutex
 	limiters map[string]*rate.Limiter
+	authFail *addrLimiter
 }
 
 // New returns the API handler.
@@ -92,7 +110,16 @@ func New(cfg Config) (*API, error) {
 	if cfg.RateBurst <= 0 {
 		cfg.RateBurst = 100
 	}
-	a := &API{cfg: cfg, svc: cfg.Service, mux: http.NewServeMux(), log: logger(cfg.Logger), limiters: map[string]*rate.Limiter{}}
+	if cfg.AuthFailureRate == 0 {
+		cfg.AuthFailureRate = 5
+	}
+	if cfg.BodyIdleTimeout <= 0 {
+		cfg.BodyIdleTimeout = 30 * time.Second
+	}
+	a := &API{cfg: cfg, svc: cfg.Service, urls: cfg.URLs, mux: http.NewServeMux(), log: logger(cfg.Logger), limiters: map[string]*rate.Limiter{}}
+	if cfg.AuthFailureRate > 0 {
+		a.authFail = newAddrLimiter(cfg.AuthFailureRate, int(max(10*cfg.AuthFailureRate, 1)))
+	}
 	a.routes()
 	return a, nil
 }
@@ -138,7 +165,12 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Authenticate returns the project of the request's authorization header.
 // The official SDKs send the raw key; "Bearer <key>" is accepted too.
-func (a *API) Authenticate(r *http.Request) (string, bool) {
+func (a *API) Authenticate(r *http.Request) (string, bool) { return Authenticate(a.cfg.Auth, r) }
+
+// Authenticate returns the project of r's authorization header under auth
+// (the raw key, or "Bearer <key>"). It is the one function every entry
+// point authenticates with, the realtime WebSocket included.
+func Authenticate(auth Authenticator, r *http.Request) (string, bool) {
 	key := strings.TrimSpace(r.Header.Get("Authorization"))
 	if k, ok := strings.CutPrefix(key, "Bearer "); ok {
 		key = strings.TrimSpace(k)
@@ -146,7 +178,13 @@ func (a *API) Authenticate(r *http.Request) (string, bool) {
 	if key == "" {
 		return "", false
 	}
-	return a.cfg.Auth.Project(key)
+	return auth.Project(key)
+}
+
+// AuthFunc returns Authenticate bound to auth, in the form
+// realtime.Config.Authenticate takes.
+func AuthFunc(auth Authenticator) func(r *http.Request) (string, bool) {
+	return func(r *http.Request) (string, bool) { return Authenticate(auth, r) }
 }
 
 // method dispatches by HTTP method after authentication and rate limiting,
@@ -157,9 +195,8 @@ func (a *API) method(hs map[string]handler) http.HandlerFunc {
 		allow = append(allow, m)
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		project, ok := a.Authenticate(r)
+		project, ok := a.authenticated(w, r)
 		if !ok {
-			writeError(w, http.StatusUnauthorized, "Authentication error, API token missing/invalid")
 			return
 		}
 		h, ok := hs[r.Method]
@@ -169,7 +206,7 @@ func (a *API) method(hs map[string]handler) http.HandlerFunc {
 			return
 		}
 		if wait, ok := a.allow(r.Context(), project, r.Method == http.MethodGet); !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
+			w.Header().Set("Retry-After", retryAfter(wait))
 			writeError(w, http.StatusTooManyRequests, "Too many requests: the rate limit of this project is exceeded")
 			return
 		}
@@ -184,7 +221,7 @@ func (a *API) limited(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if project, ok := a.Authenticate(r); ok {
 			if wait, ok := a.allow(r.Context(), project, false); !ok {
-				w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
+				w.Header().Set("Retry-After", retryAfter(wait))
 				writeError(w, http.StatusTooManyRequests, "Too many requests: the rate limit of this project is exceeded")
 				return
 			}
@@ -233,9 +270,10 @@ func (a *API) allow(ctx context.Context, project string, isGet bool) (time.Durat
 }
 
 func (a *API) upload(w http.ResponseWriter, r *http.Request, project string) {
-	u, err := a.svc.Upload(r.Context(), project, r.Body)
+	u, err := a.svc.Upload(r.Context(), project, a.body(w, r))
 	if err != nil {
-		if errors.Is(err, transcribe.ErrEmptyUpload) || (!errors.Is(err, transcribe.ErrTooLarge) && r.Context().Err() == nil && isReadErr(err)) {
+		var re *transcribe.ReadError
+		if errors.Is(err, transcribe.ErrEmptyUpload) || (errors.As(err, &re) && r.Context().Err() == nil) {
 			// The spec: 422 with a plain-text body.
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.WriteHeader(http.StatusUnprocessableEntity)
@@ -249,17 +287,12 @@ func (a *API) upload(w http.ResponseWriter, r *http.Request, project string) {
 		a.writeErr(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"upload_url": a.svc.UploadURL(u.ID)})
-}
-
-func isReadErr(err error) bool {
-	var mbe *http.MaxBytesError
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &mbe) || strings.Contains(err.Error(), "unexpected EOF")
+	writeJSON(w, http.StatusOK, map[string]string{"upload_url": a.urls.Upload(u.ID)})
 }
 
 // decodeJSON reads one JSON object from the body, capped at MaxJSONBytes.
 func (a *API) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	body := http.MaxBytesReader(w, r.Body, a.cfg.MaxJSONBytes)
+	body := http.MaxBytesReader(w, a.body(w, r), a.cfg.MaxJSONBytes)
 	b, err := io.ReadAll(body)
 	if err != nil {
 		return err
@@ -284,7 +317,11 @@ func (a *API) submit(w http.ResponseWriter, r *http.Request, project string) {
 		a.writeErr(w, r, err)
 		return
 	}
-	t, err := a.svc.Submit(r.Context(), project, p)
+	req := transcribe.SubmitRequest{Params: p}
+	if id, ok := a.urls.UploadID(p.AudioURL); ok {
+		req.UploadID = id
+	}
+	t, err := a.svc.Submit(r.Context(), project, req)
 	if err != nil {
 		a.writeErr(w, r, err)
 		return
@@ -308,44 +345,6 @@ func (a *API) delete(w http.ResponseWriter, r *http.Request, project string) {
 		return
 	}
 	writeJSON(w, http.StatusOK, t)
-}
-
-// list serves GET /v2/transcript. Empty query values count as absent (the
-// JS SDK sends after_id= for undefined); any request body is ignored (the
-// Go SDK sends one).
-func (a *API) list(w http.ResponseWriter, r *http.Request, project string) {
-	q := r.URL.Query()
-	var o transcribe.ListOptions
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "limit: must be an integer between 1 and 200")
-			return
-		}
-		if n == 0 {
-			writeError(w, http.StatusBadRequest, "limit: must be between 1 and 200")
-			return
-		}
-		o.Limit = n
-	}
-	o.Status = transcribe.Status(q.Get("status"))
-	o.CreatedOn = q.Get("created_on")
-	o.BeforeID = q.Get("before_id")
-	o.AfterID = q.Get("after_id")
-	if v := q.Get("throttled_only"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, "throttled_only: must be true or false")
-			return
-		}
-		o.ThrottledOnly = b
-	}
-	page, err := a.svc.List(r.Context(), project, o)
-	if err != nil {
-		a.writeErr(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, page)
 }
 
 // completed fetches a completed transcript for an export endpoint, writing
@@ -422,31 +421,28 @@ func (a *API) subtitles(w http.ResponseWriter, r *http.Request, project string) 
 	w.Write(out)
 }
 
-// RedactedAudioTTL is how long a redacted audio file stays downloadable.
-const RedactedAudioTTL = 24 * time.Hour
-
 func (a *API) redactedAudio(w http.ResponseWriter, r *http.Request, project string) {
 	id := r.PathValue("id")
-	_, ready, err := a.svc.RedactedAudio(r.Context(), project, id)
-	if err != nil {
+	if _, err := a.svc.RedactedAudio(r.Context(), project, id); err != nil {
 		a.writeErr(w, r, err)
-		return
-	}
-	if time.Since(ready) > RedactedAudioTTL {
-		writeError(w, http.StatusBadRequest, "redacted audio has expired (it is kept for 24 hours)")
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{
 		"status":             "redacted_audio_ready",
-		"redacted_audio_url": a.svc.RedactedAudioURL(id),
+		"redacted_audio_url": a.urls.RedactedAudio(id),
 	})
 }
 
 // redactedFile serves the redacted audio without an API key; the URL
-// carries an unguessable signature and expires after RedactedAudioTTL.
+// carries an unguessable signature, and the Service refuses audio past its
+// lifetime.
 func (a *API) redactedFile(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	rc, name, err := a.svc.OpenRedactedAudio(r.Context(), id, r.PathValue("sig"), RedactedAudioTTL)
+	if !a.urls.validRedacted(id, r.PathValue("sig")) {
+		writeError(w, http.StatusNotFound, "redacted audio not found or expired")
+		return
+	}
+	rc, info, err := a.svc.OpenRedactedAudio(r.Context(), id)
 	if err != nil {
 		if errors.Is(err, transcribe.ErrNotFound) || errors.Is(err, transcribe.ErrNotReady) {
 			writeError(w, http.StatusNotFound, "redacted audio not found or expired")
@@ -457,9 +453,10 @@ func (a *API) redactedFile(w http.ResponseWriter, r *http.Request) {
 	}
 	defer rc.Close()
 	ct := "audio/mpeg"
-	if strings.HasSuffix(name, ".wav") {
+	if info.Format == "wav" {
 		ct = "audio/wav"
 	}
+	name := "redacted-" + id + "." + info.Format
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
 	if _, err := io.Copy(w, rc); err != nil && !errors.Is(err, context.Canceled) {

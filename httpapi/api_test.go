@@ -47,6 +47,12 @@ type fixture struct {
 
 func newFixture(t testing.TB, mutate ...func(*httpapi.Config)) *fixture {
 	t.Helper()
+	return newFixtureWith(t, nil, mutate...)
+}
+
+// newFixtureWith is newFixture with a change to the Service's config.
+func newFixtureWith(t testing.TB, svcEdit func(*transcribe.Config), mutate ...func(*httpapi.Config)) *fixture {
+	t.Helper()
 	dec, err := media.NewDecoder(media.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -54,16 +60,24 @@ func newFixture(t testing.TB, mutate ...func(*httpapi.Config)) *fixture {
 	rec := &transcribetest.FakeRecognizer{Text: "my name is sarah and i paid twenty five dollars hello world"}
 	f := &fixture{rec: rec, wav: wavBytes(t, 3)}
 	f.srv = httptest.NewUnstartedServer(nil)
-	svc, err := transcribe.NewService(transcribe.Config{
+	svcCfg := transcribe.Config{
 		Store: memory.New(), Blobs: memory.NewBlobStore(), Recognizer: rec, Decoder: dec, Key: transcribe.NewKey(),
-		PublicURL: "http://" + f.srv.Listener.Addr().String(), Workers: 2, PollInterval: 10 * time.Millisecond,
-		Stages: pipeline.Default(),
+		Workers: 2, PollInterval: 10 * time.Millisecond, AllowPrivateURLs: true,
+		Stages: pipeline.Default(pipeline.Options{}),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}
+	if svcEdit != nil {
+		svcEdit(&svcCfg)
+	}
+	svc, err := transcribe.NewService(svcCfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := httpapi.Config{Service: svc, Auth: httpapi.Keys{"k1": "p1", "k2": "p2"}, RateLimit: -1}
+	urls, err := httpapi.NewURLs("http://"+f.srv.Listener.Addr().String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := httpapi.Config{Service: svc, Auth: httpapi.Keys{"k1": "p1", "k2": "p2"}, URLs: urls, RateLimit: -1}
 	for _, m := range mutate {
 		m(&cfg)
 	}
@@ -279,7 +293,7 @@ func TestTranscriptLifecycleAndExports(t *testing.T) {
 	if l.status != 200 {
 		t.Fatalf("list: %d %s", l.status, l.body)
 	}
-	var page transcribe.ListPage
+	var page httpapi.ListPage
 	json.Unmarshal(l.body, &page)
 	if len(page.Transcripts) != 1 || page.Transcripts[0].ID != id || !strings.HasPrefix(page.PageDetails.CurrentURL, f.srv.URL) {
 		t.Fatalf("list page %s", l.body)

@@ -1,11 +1,21 @@
 // Package httpapi mounts Earshot's AssemblyAI-compatible v2 REST API (and,
 // when configured, the realtime WebSocket endpoints) as an http.Handler.
 //
-// Entry points: New(Config) returns an *API; mount it at the root of any
-// mux (the official Go SDK drops path prefixes from its base URL):
+// Entry points: NewURLs(publicURL, signingKey) returns the *URLs that
+// render every URL the API hands out (upload_url, resource_url,
+// page_details, redacted_audio_url) and parse upload URLs that come back;
+// New(Config) returns an *API; mount it at the root of any mux (the
+// official Go SDK drops path prefixes from its base URL):
 //
-//	api, err := httpapi.New(httpapi.Config{Service: svc, Auth: httpapi.Keys{"key": "project"}})
+//	urls, err := httpapi.NewURLs("https://speech.example.com", signingKey)
+//	api, err := httpapi.New(httpapi.Config{Service: svc, URLs: urls, Auth: httpapi.Keys{"key": "project"}})
 //	http.ListenAndServe(addr, api)
+//
+// Authenticate(auth, r) is the one function every entry point
+// authenticates with; AuthFunc binds it for realtime.Config.Authenticate.
+// The transcribe Service is transport-neutral: this package turns upload
+// URLs into upload ids for Service.Submit, renders Service.List's entries
+// and cursors as the list page, and signs redacted-audio URLs.
 //
 // Wire behaviour chosen for the official SDKs (see wire-format.md):
 //   - every success is 200 with Content-Type application/json (DELETE
@@ -21,6 +31,13 @@
 //     are 400;
 //   - requests are rate limited per project with a token bucket (Config
 //     RateLimit/RateBurst); over the limit is 429 with Retry-After;
+//     failed authentications are rate limited per client address
+//     (Config.AuthFailureRate), and a 401 is sent before the body is read,
+//     with Connection: close;
+//   - request bodies must keep flowing: one idle for BodyIdleTimeout is
+//     cut off (an upload of any size goes through while it flows);
+//   - clients see the messages of errors made for them, or a fixed
+//     sentence per kind; a full disk is 507;
 //   - JSON bodies are capped (Config.MaxJSONBytes, 413 beyond it); unknown
 //     JSON keys are ignored and wrong JSON types are 400 naming the field.
 //

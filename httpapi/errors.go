@@ -7,22 +7,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"syscall"
 
+	"github.com/earshot-dev/earshot/internal/wire"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
-// writeJSON writes v with status and Content-Type application/json, as the
-// official SDKs require on every JSON response, errors included.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status = http.StatusInternalServerError
-		b = []byte(`{"error":"Internal server error"}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-}
+// writeJSON writes v as a JSON response (wire.WriteJSON).
+func writeJSON(w http.ResponseWriter, status int, v any) { wire.WriteJSON(w, status, v) }
 
 type errorBody struct {
 	Error string `json:"error"`
@@ -33,7 +25,7 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, errorBody{Error: msg})
 }
 
-// statusOf maps an error from transcribe to an HTTP status and message.
+// writeErr maps an error from transcribe to an HTTP status and message.
 // This is the one place where errors become status codes.
 func (a *API) writeErr(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := a.classify(err)
@@ -43,14 +35,24 @@ func (a *API) writeErr(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, status, msg)
 }
 
+// Clients see the message of an error made for them (*ParamError,
+// *NotReadyError, *LimitError, JSON decoding errors) or a fixed sentence
+// per kind; internal error chains (file names, adapter messages) only go
+// to the log.
 func (a *API) classify(err error) (int, string) {
 	var pe *transcribe.ParamError
+	var nr *transcribe.NotReadyError
+	var le *transcribe.LimitError
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &pe):
 		return http.StatusBadRequest, pe.Error()
+	case errors.As(err, &nr):
+		return http.StatusBadRequest, nr.Reason
+	case errors.As(err, &le):
+		return http.StatusRequestEntityTooLarge, le.Error()
 	case errors.As(err, &mbe):
 		return http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than the limit of %d bytes", mbe.Limit)
 	case errors.As(err, &syn):
@@ -68,11 +70,13 @@ func (a *API) classify(err error) (int, string) {
 	case errors.Is(err, transcribe.ErrForbidden):
 		return http.StatusForbidden, "Cannot access uploaded file"
 	case errors.Is(err, transcribe.ErrNotReady):
-		return http.StatusBadRequest, err.Error()
+		return http.StatusBadRequest, "Transcript is not ready"
 	case errors.Is(err, transcribe.ErrTooLarge):
-		return http.StatusRequestEntityTooLarge, err.Error()
+		return http.StatusRequestEntityTooLarge, "Request is too large"
 	case errors.Is(err, errBadJSON):
-		return http.StatusBadRequest, err.Error()
+		return http.StatusBadRequest, errBadJSON.Error()
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return http.StatusInsufficientStorage, "Insufficient storage: the server's disk is full; try again later"
 	}
 	return http.StatusInternalServerError, "Internal server error"
 }

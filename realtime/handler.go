@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/earshot-dev/earshot/internal/wire"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -232,17 +233,17 @@ func (h *Handler) TokenHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
-			writeJSON(w, http.StatusMethodNotAllowed, ErrorMessage{Error: "method not allowed; use POST"})
+			wire.WriteJSON(w, http.StatusMethodNotAllowed, ErrorMessage{Error: "method not allowed; use POST"})
 			return
 		}
 		project, ok := h.cfg.Authenticate(r)
 		if !ok {
-			writeJSON(w, http.StatusUnauthorized, ErrorMessage{Error: "Authentication error, API token missing/invalid"})
+			wire.WriteJSON(w, http.StatusUnauthorized, ErrorMessage{Error: "Authentication error, API token missing/invalid"})
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
 		if err != nil {
-			writeJSON(w, http.StatusBadRequest, ErrorMessage{Error: "could not read request body"})
+			wire.WriteJSON(w, http.StatusBadRequest, ErrorMessage{Error: "could not read request body"})
 			return
 		}
 		var req struct {
@@ -252,24 +253,24 @@ func (h *Handler) TokenHandler() http.Handler {
 			ExpiresIn json.RawMessage `json:"expires_in"`
 		}
 		if err := json.Unmarshal(body, &raw); err == nil && len(raw.ExpiresIn) > 0 && raw.ExpiresIn[0] == '"' {
-			writeJSON(w, http.StatusBadRequest, ErrorMessage{Error: "expires_in must be an integer number of seconds"})
+			wire.WriteJSON(w, http.StatusBadRequest, ErrorMessage{Error: "expires_in must be an integer number of seconds"})
 			return
 		}
 		if err := json.Unmarshal(body, &req); err != nil {
-			writeJSON(w, http.StatusBadRequest, ErrorMessage{Error: "request body must be a JSON object with expires_in"})
+			wire.WriteJSON(w, http.StatusBadRequest, ErrorMessage{Error: "request body must be a JSON object with expires_in"})
 			return
 		}
 		if req.ExpiresIn == nil {
-			writeJSON(w, http.StatusBadRequest, ErrorMessage{Error: "expires_in is required"})
+			wire.WriteJSON(w, http.StatusBadRequest, ErrorMessage{Error: "expires_in is required"})
 			return
 		}
 		secs, err := req.ExpiresIn.Int64()
 		if err != nil {
-			writeJSON(w, http.StatusBadRequest, ErrorMessage{Error: "expires_in must be an integer number of seconds"})
+			wire.WriteJSON(w, http.StatusBadRequest, ErrorMessage{Error: "expires_in must be an integer number of seconds"})
 			return
 		}
 		if secs < int64(MinTokenExpiresIn/time.Second) {
-			writeJSON(w, http.StatusBadRequest, ErrorMessage{Error: fmt.Sprintf("expires_in must be at least %d seconds", int(MinTokenExpiresIn.Seconds()))})
+			wire.WriteJSON(w, http.StatusBadRequest, ErrorMessage{Error: fmt.Sprintf("expires_in must be at least %d seconds", int(MinTokenExpiresIn.Seconds()))})
 			return
 		}
 		d := h.cfg.MaxTokenExpiresIn
@@ -278,27 +279,17 @@ func (h *Handler) TokenHandler() http.Handler {
 		}
 		tok, err := h.NewToken(project, d)
 		if errors.Is(err, ErrTooManyTokens) {
-			writeJSON(w, http.StatusTooManyRequests, ErrorMessage{Error: "too many unused temporary tokens; let some expire first"})
+			wire.WriteJSON(w, http.StatusTooManyRequests, ErrorMessage{Error: "too many unused temporary tokens; let some expire first"})
 			return
 		}
 		if err != nil {
-			writeJSON(w, http.StatusInternalServerError, ErrorMessage{Error: err.Error()})
+			wire.WriteJSON(w, http.StatusInternalServerError, ErrorMessage{Error: err.Error()})
 			return
 		}
-		writeJSON(w, http.StatusOK, struct {
+		wire.WriteJSON(w, http.StatusOK, struct {
 			Token string `json:"token"`
 		}{tok})
 	})
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		code, b = http.StatusInternalServerError, []byte(`{"error":"internal error"}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_, _ = w.Write(b)
 }
 
 // sessionIDFromPath returns the {session_id} of a resume request, or ""

@@ -1,6 +1,10 @@
 package realtime
 
-import "time"
+import (
+	"time"
+
+	"github.com/earshot-dev/earshot/internal/wire"
+)
 
 // MessageType is the message_type of a server message.
 type MessageType string
@@ -29,9 +33,9 @@ type Message interface {
 
 // TimeLayout formats created and expires_at like the real service
 // (2022-11-04T14:14:36.994363, UTC, no zone).
-const TimeLayout = "2006-01-02T15:04:05.000000"
+const TimeLayout = wire.TimeLayout
 
-func wireTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
+func wireTime(t time.Time) string { return wire.Time(t) }
 
 // SessionBegins is the first message of a new session. The Go SDK reads
 // the first message of a connection as this type without checking

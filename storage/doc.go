@@ -1,5 +1,9 @@
-// Package storage groups Earshot's Store and BlobStore adapters:
-// storage/memory (in-memory, for tests and embedding), storage/sqlite (the
-// embedded default, a SQLite database) and storage/localfs (blobs as files).
-// Each adapter's TestConformance runs transcribe/transcribetest.
+// Package storage groups Earshot's storage adapters: storage/memory
+// (in-memory, for tests and embedding), storage/sqlite (the embedded
+// default, a SQLite database) and storage/localfs (blobs as files). A
+// database adapter implements the three contracts split by aggregate —
+// transcribe.Store (transcripts and jobs), transcribe.UploadStore (upload
+// ownership) and webhook.Queue (webhook deliveries) — on one type; a blob
+// adapter implements transcribe.BlobStore. Each adapter's TestConformance
+// runs the suites of transcribe/transcribetest and webhook/webhooktest.
 package storage

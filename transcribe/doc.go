@@ -1,20 +1,36 @@
 // Package transcribe is the core of Earshot: the transcript resource, its
 // parameters and their validation, the status machine, the contracts that
-// adapters implement, and the Service that ties them together.
+// adapters implement, and the Service that ties them together. It knows
+// nothing of HTTP: no URL of the AssemblyAI API appears here (httpapi
+// renders them), so a gRPC front end, a CLI or a queue consumer embeds it
+// as it is.
 //
 // Entry points:
-//   - NewService(Config) returns a *Service with Upload, Submit, Get, List,
-//     Delete and the worker pool (Start, Close).
+//   - NewService(Config) returns a *Service: Upload (returns an upload id),
+//     Submit (a SubmitRequest: the parameters and an upload id or an
+//     audio_url), Get, GetCompleted, List (entries plus the cursors of the
+//     pages around them), Delete, RedactedAudio, and the worker pool and
+//     janitor (Start, Close).
 //   - TranscriptParams.Validate checks every rule of the spec's parameter
 //     tables and returns a *ParamError naming the field.
 //   - Transcript is the wire form of the transcript resource.
 //
-// Contracts (each method's edge cases are documented on the interface):
-// Store (records, uploads, job claiming, durable deliveries), BlobStore
-// (media bytes), Recognizer and StreamRecognizer (speech engines), Decoder
-// (media to PCM), Fetcher (audio_url downloads), Notifier (webhooks) and
-// Stage (one step of the feature pipeline). transcribe/transcribetest holds
-// the conformance suites every adapter runs.
+// Contracts (each method's edge cases are documented on the interface),
+// split by aggregate so that an adapter implements only what it stores:
+// Store (transcript records, job claiming, leases; 8 methods), UploadStore
+// (upload ownership), BlobStore (media bytes), Recognizer with the optional
+// StreamRecognizer and FileRecognizer (speech engines), Decoder (media to
+// PCM), Fetcher (audio_url downloads), Notifier (webhooks; the durable
+// queue behind it is webhook.Queue) and Stage with the optional
+// PendingStage and FallibleStage (one step of the feature pipeline).
+// transcribe/transcribetest holds the conformance suites every adapter runs.
+//
+// The Service is a facade over its runtime, in files of their own:
+// upload.go and submit.go (requests), read.go and list.go (reads),
+// worker.go (the worker pool: claims, leases, heartbeats, attempts,
+// outcomes), process.go (fetch, decode, recognize, stages), janitor.go
+// (expired and orphaned uploads), seal.go (what is encrypted, and how),
+// status.go (the transition table every status change goes through).
 //
 // Processing: Submit stores a queued record; a worker claims it through
 // Store.ClaimJob with a lease (renewed by heartbeats), so several processes
@@ -23,14 +39,24 @@
 // audio_start_from/audio_end_at, recognizes each channel, runs the enabled
 // Stages in order, and stores the result. Content is sealed with AES-GCM
 // (Cipher) before it reaches the Store: text, words, results, parameters
-// and URLs are never written in clear.
+// and URLs are never written in clear; the list fields (audio_url, error)
+// are sealed apart, so a list page never opens whole transcripts.
+//
+// Attempts: a job that crashes its speech engine (an error wrapping
+// ErrEngineCrashed, which isolated engines return) is retried once and
+// then ends in error, never to be resumed. A job interrupted from outside
+// (its process stopped or was killed) is resumed without counting against
+// it, up to a backstop of 10 claims without an outcome. A shutdown or an
+// engine closed under a job (ErrClosed) gives the job back at once.
 //
 // Choices where the spec is silent (made for the official SDKs):
 //   - Deletion keeps the status (as the real API does) and sets is_deleted;
 //     text becomes "Deleted by user." and audio_url "http://deleted_by_user".
+//     Deleting an unfinished transcript ends it in error so pollers stop.
 //   - When no language_code is given, language_detection is true and
 //     language_code becomes the recognizer's language at completion.
 //   - prompt needs the pro model (speech_model "slam-1"); auto_chapters
 //     needs a universal-2 model ("best", "universal" or unset).
 //   - Silent or empty media ends in status error with a reason.
+//   - An upload is transcribed once: a second submit of it is a 400.
 package transcribe

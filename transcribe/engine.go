@@ -187,8 +187,6 @@ type Notification struct {
 	URL          string // webhook_url with its query intact
 	HeaderName   string // webhook_auth_header_name, or ""
 	HeaderValue  string // webhook_auth_header_value
-	// RedactedAudioURL is set for EventRedactedAudio.
-	RedactedAudioURL string
 }
 
 // Notifier sends completion notifications. Notify should return quickly;

@@ -15,7 +15,7 @@ var (
 	ErrForbidden = errors.New("transcribe: forbidden")
 	// ErrNotReady: the operation needs a completed transcript.
 	ErrNotReady = errors.New("transcribe: transcript not ready")
-	// ErrNoJob: ClaimJob / ClaimDelivery found nothing to do.
+	// ErrNoJob: ClaimJob found nothing to do.
 	ErrNoJob = errors.New("transcribe: no job available")
 	// ErrExists: Create with an id already present.
 	ErrExists = errors.New("transcribe: already exists")
@@ -32,6 +32,10 @@ var (
 	// Service counts it against the job and never resumes a job that has
 	// crashed an engine twice.
 	ErrEngineCrashed = errors.New("transcribe: speech engine crashed")
+	// ErrClosed: an adapter (recognizer, store) was used after Close. A job
+	// that gets it was cut off by a shutdown and is resumed later; it never
+	// fails the transcript.
+	ErrClosed = errors.New("transcribe: closed")
 )
 
 // ParamError reports a request parameter that breaks a rule of the spec.
@@ -58,3 +62,42 @@ func paramErr(field, format string, args ...any) *ParamError {
 type MediaError struct{ Reason string }
 
 func (e *MediaError) Error() string { return e.Reason }
+
+// NotReadyError reports an operation that needs a state the transcript is
+// not in (exports of an unfinished transcript, redacted audio that was not
+// requested or has expired). Reason is a sentence safe to show a client.
+// It matches ErrNotReady with errors.Is.
+type NotReadyError struct{ Reason string }
+
+func (e *NotReadyError) Error() string { return e.Reason }
+
+// Is reports whether target is ErrNotReady.
+func (e *NotReadyError) Is(target error) bool { return target == ErrNotReady }
+
+func notReady(format string, args ...any) error {
+	return &NotReadyError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// LimitError reports input over a configured cap (an upload larger than
+// MaxUploadBytes). It matches ErrTooLarge with errors.Is; Error() is safe
+// to show a client.
+type LimitError struct {
+	What  string // "upload"
+	Limit int64
+	Unit  string // "bytes"
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("the %s exceeds the limit of %d %s", e.What, e.Limit, e.Unit)
+}
+
+// Is reports whether target is ErrTooLarge.
+func (e *LimitError) Is(target error) bool { return target == ErrTooLarge }
+
+// ReadError reports that a request body could not be read to its end (the
+// client went away or sent a truncated chunked body). Err is the reader's
+// error.
+type ReadError struct{ Err error }
+
+func (e *ReadError) Error() string { return "transcribe: reading the upload: " + e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }

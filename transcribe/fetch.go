@@ -31,11 +31,14 @@ type HTTPFetcher struct {
 // DefaultMaxMediaBytes is the default cap for fetched and uploaded media.
 const DefaultMaxMediaBytes = 2 << 30
 
+// defaultFetchTimeout bounds one audio_url download.
+const defaultFetchTimeout = 10 * time.Minute
+
 // Fetch implements Fetcher.
 func (f *HTTPFetcher) Fetch(ctx context.Context, url string, w io.Writer) (int64, error) {
 	timeout := f.Timeout
 	if timeout <= 0 {
-		timeout = 10 * time.Minute
+		timeout = defaultFetchTimeout
 	}
 	max := f.MaxBytes
 	if max <= 0 {

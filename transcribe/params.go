@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -24,10 +25,10 @@ type TranscriptParams struct {
 	FilterProfanity *bool            `json:"filter_profanity"`
 	CustomSpelling  []CustomSpelling `json:"custom_spelling"`
 	WordBoost       []string         `json:"word_boost"`
-	BoostParam      *string          `json:"boost_param"`
+	BoostParam      *BoostParam      `json:"boost_param"`
 	KeytermsPrompt  []string         `json:"keyterms_prompt"`
 	Prompt          *string          `json:"prompt"`
-	Domain          *string          `json:"domain"`
+	Domain          *Domain          `json:"domain"`
 
 	LanguageCode                *string                   `json:"language_code"`
 	LanguageCodes               []string                  `json:"language_codes"`
@@ -56,18 +57,18 @@ type TranscriptParams struct {
 	SentimentAnalysis       *bool           `json:"sentiment_analysis"`
 	AutoChapters            *bool           `json:"auto_chapters"`
 	Summarization           *bool           `json:"summarization"`
-	SummaryType             *string         `json:"summary_type"`
-	SummaryModel            *string         `json:"summary_model"`
+	SummaryType             *SummaryType    `json:"summary_type"`
+	SummaryModel            *SummaryModel   `json:"summary_model"`
 	CustomTopics            *bool           `json:"custom_topics"`
 	Topics                  []string        `json:"topics"`
 	SpeechUnderstanding     json.RawMessage `json:"speech_understanding"`
 
 	RedactPII             *bool           `json:"redact_pii"`
 	RedactPIIAudio        *bool           `json:"redact_pii_audio"`
-	RedactPIIAudioQuality *string         `json:"redact_pii_audio_quality"`
+	RedactPIIAudioQuality *AudioQuality   `json:"redact_pii_audio_quality"`
 	RedactPIIAudioOptions json.RawMessage `json:"redact_pii_audio_options"`
 	RedactPIIPolicies     []string        `json:"redact_pii_policies"`
-	RedactPIISub          *string         `json:"redact_pii_sub"`
+	RedactPIISub          *SubstitutionPolicy `json:"redact_pii_sub"`
 	RedactStaticEntities  json.RawMessage `json:"redact_static_entities"`
 
 	WebhookURL             *string `json:"webhook_url"`
@@ -87,55 +88,21 @@ const (
 	MaxContentSafetyConf     = 100
 	DefaultContentSafetyConf = 50
 	MaxSpeakersExpected      = 10
+	// MaxURLBytes caps audio_url and webhook_url (a pre-signed object
+	// store URL fits easily), which keeps list entries bounded.
+	MaxURLBytes = 8 << 10
 )
 
-// Enumerations accepted by the parameters.
+// Model groups the spec names.
 var (
-	BoostParams          = []string{"low", "default", "high"}
-	SpeechModels         = []string{"best", "nano", "slam-1", "universal", "conformer-2"}
-	SummaryTypes         = []string{"bullets", "bullets_verbose", "gist", "headline", "paragraph"}
-	SummaryModels        = []string{"informative", "conversational", "catchy"}
-	SubstitutionPolicies = []string{"entity_name", "hash"}
-	AudioQualities       = []string{"mp3", "wav"}
-	Localizations        = []string{"en_au", "en_uk"}
-	NoSpeechPolicies     = []string{"error", "fallback"}
-	Domains              = []string{"medical-v1"}
-	domainLanguages      = []string{"en", "es", "de", "fr"}
 	// proModels accept up to MaxKeytermsPro keyterms and a prompt.
 	proModels = []string{"slam-1"}
 	// universal2Models are the models that support auto_chapters.
 	universal2Models = []string{"best", "universal"}
+	domainLanguages  = []string{"en", "es", "de", "fr"}
 )
 
-// PIIPolicies lists the 44 PII policies, which are also the entity types.
-func PIIPolicies() []string {
-	return []string{"account_number", "banking_information", "blood_type", "credit_card_cvv",
-		"credit_card_expiration", "credit_card_number", "date", "date_interval", "date_of_birth",
-		"drivers_license", "drug", "duration", "email_address", "event", "filename",
-		"gender_sexuality", "healthcare_number", "injury", "ip_address", "language", "location",
-		"marital_status", "medical_condition", "medical_process", "money_amount", "nationality",
-		"number_sequence", "occupation", "organization", "passport_number", "password",
-		"person_age", "person_name", "phone_number", "physical_attribute",
-		"political_affiliation", "religion", "statistics", "time", "url",
-		"us_social_security_number", "username", "vehicle_id", "zodiac_sign"}
-}
-
-// LanguageCodes lists the supported transcript language codes.
-func LanguageCodes() []string {
-	return strings.Fields(`en en_au en_uk en_us es fr de de_ch it pt nl af sq am ar hy as az ba eu be
-	bn bs br bg my ca zh hr cs da et fo fi gl ka el gu ht ha haw he hi hu is id ja jw kn kk km ko lo
-	la lv ln lt lb mk mg ms ml mt mi mr mn ne no nn oc pa ps fa pl ro ru sa sr sn sd si sk sl so su
-	sw sv tl tg ta tt te th bo tr tk uk ur uz vi cy yi yo`)
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
+func contains(list []string, v string) bool { return slices.Contains(list, v) }
 
 func isTrue(b *bool) bool   { return b != nil && *b }
 func isFalse(b *bool) bool  { return b != nil && !*b }
@@ -149,14 +116,22 @@ func String(v string) *string    { return &v }
 func Int64(v int64) *int64       { return &v }
 func Float64(v float64) *float64 { return &v }
 
+// Ptr returns a pointer to v, for the typed enum fields of TranscriptParams
+// (Ptr(SummaryGist)).
+func Ptr[T any](v T) *T { return &v }
+
 // IsTrue reports whether an optional flag is set and true.
 func IsTrue(b *bool) bool { return isTrue(b) }
 
 func wordCount(s string) int { return len(strings.Fields(s)) }
 
-func checkEnum(field string, v *string, allowed []string) error {
-	if v != nil && !contains(allowed, *v) {
-		return paramErr(field, "must be one of %s, got %q", strings.Join(allowed, ", "), *v)
+func checkEnum[T ~string](field string, v *T, allowed []T) error {
+	if v != nil && !slices.Contains(allowed, *v) {
+		names := make([]string, len(allowed))
+		for i, a := range allowed {
+			names[i] = string(a)
+		}
+		return paramErr(field, "must be one of %s, got %q", strings.Join(names, ", "), *v)
 	}
 	return nil
 }
@@ -179,6 +154,15 @@ func (p *TranscriptParams) Validate() error {
 	if err := checkURL("audio_url", p.AudioURL); err != nil {
 		return err
 	}
+	return p.validateOptions()
+}
+
+// validateOptions checks every rule but those of audio_url (which Submit
+// only echoes for an upload given by id).
+func (p *TranscriptParams) validateOptions() error {
+	if len(p.AudioURL) > MaxURLBytes {
+		return paramErr("audio_url", "is longer than %d bytes", MaxURLBytes)
+	}
 	if p.AudioStartFrom != nil && *p.AudioStartFrom < 0 {
 		return paramErr("audio_start_from", "must not be negative")
 	}
@@ -190,7 +174,7 @@ func (p *TranscriptParams) Validate() error {
 	}
 
 	// Models.
-	if err := checkEnum("speech_model", p.SpeechModel, SpeechModels); err != nil {
+	if err := checkEnum("speech_model", p.SpeechModel, KnownSpeechModels()); err != nil {
 		return err
 	}
 	for _, m := range p.SpeechModels {
@@ -217,10 +201,10 @@ func (p *TranscriptParams) Validate() error {
 			return paramErr("auto_chapters", "is supported only by the universal-2 model, not speech_model %q", *p.SpeechModel)
 		}
 	}
-	if err := checkEnum("summary_type", p.SummaryType, SummaryTypes); err != nil {
+	if err := checkEnum("summary_type", p.SummaryType, SummaryTypes()); err != nil {
 		return err
 	}
-	if err := checkEnum("summary_model", p.SummaryModel, SummaryModels); err != nil {
+	if err := checkEnum("summary_model", p.SummaryModel, SummaryModels()); err != nil {
 		return err
 	}
 
@@ -254,7 +238,7 @@ func (p *TranscriptParams) Validate() error {
 	if err := checkTerms("word_boost", p.WordBoost, MaxWordBoostTerms); err != nil {
 		return err
 	}
-	if err := checkEnum("boost_param", p.BoostParam, BoostParams); err != nil {
+	if err := checkEnum("boost_param", p.BoostParam, BoostParams()); err != nil {
 		return err
 	}
 	maxKey := MaxKeytermsUniversal
@@ -272,7 +256,7 @@ func (p *TranscriptParams) Validate() error {
 			return paramErr("prompt", "is supported only by the pro model (speech_model %q)", proModels[0])
 		}
 	}
-	if err := checkEnum("domain", p.Domain, Domains); err != nil {
+	if err := checkEnum("domain", p.Domain, Domains()); err != nil {
 		return err
 	}
 
@@ -315,15 +299,18 @@ func (p *TranscriptParams) Validate() error {
 			return paramErr("redact_pii_policies", "unknown policy %q", pol)
 		}
 	}
-	if err := checkEnum("redact_pii_sub", p.RedactPIISub, SubstitutionPolicies); err != nil {
+	if err := checkEnum("redact_pii_sub", p.RedactPIISub, SubstitutionPolicies()); err != nil {
 		return err
 	}
-	if err := checkEnum("redact_pii_audio_quality", p.RedactPIIAudioQuality, AudioQualities); err != nil {
+	if err := checkEnum("redact_pii_audio_quality", p.RedactPIIAudioQuality, AudioQualities()); err != nil {
 		return err
 	}
 
 	// Webhook.
 	if p.WebhookURL != nil {
+		if len(*p.WebhookURL) > MaxURLBytes {
+			return paramErr("webhook_url", "is longer than %d bytes", MaxURLBytes)
+		}
 		if err := checkURL("webhook_url", *p.WebhookURL); err != nil {
 			return err
 		}
@@ -396,8 +383,8 @@ func (p *TranscriptParams) validateLanguage() error {
 	}
 	seenBase := map[string]bool{}
 	for _, l := range o.Localization {
-		if !contains(Localizations, l) {
-			return paramErr("language_detection_options.localization", "unsupported locale %q; supported: %s", l, strings.Join(Localizations, ", "))
+		if !slices.Contains(localizations, l) {
+			return paramErr("language_detection_options.localization", "unsupported locale %q; supported: %s", l, strings.Join(localizations, ", "))
 		}
 		base := strings.SplitN(l, "_", 2)[0]
 		if seenBase[base] {
@@ -405,7 +392,7 @@ func (p *TranscriptParams) validateLanguage() error {
 		}
 		seenBase[base] = true
 	}
-	if err := checkEnum("language_detection_options.on_no_speech_detected", o.OnNoSpeechDetected, NoSpeechPolicies); err != nil {
+	if err := checkEnum("language_detection_options.on_no_speech_detected", o.OnNoSpeechDetected, noSpeechPolicies); err != nil {
 		return err
 	}
 	if o.OnNoSpeechDetected != nil && *o.OnNoSpeechDetected == "fallback" {
@@ -500,7 +487,8 @@ func (p *TranscriptParams) Normalize() {
 	p.WordBoost = dedupe(p.WordBoost, SpokenForm)
 	p.KeytermsPrompt = dedupe(p.KeytermsPrompt, func(s string) string { return strings.Join(strings.Fields(s), " ") })
 	if len(p.WordBoost) > 0 && p.BoostParam == nil {
-		p.BoostParam = strp("default")
+		b := BoostDefault
+		p.BoostParam = &b
 	}
 	if p.Topics == nil {
 		p.Topics = []string{}
@@ -510,17 +498,21 @@ func (p *TranscriptParams) Normalize() {
 		p.ContentSafetyConfidence = &v
 	}
 	if isTrue(p.RedactPII) && p.RedactPIISub == nil {
-		p.RedactPIISub = strp("hash")
+		v := SubHash
+		p.RedactPIISub = &v
 	}
 	if isTrue(p.RedactPIIAudio) && p.RedactPIIAudioQuality == nil {
-		p.RedactPIIAudioQuality = strp("mp3")
+		v := AudioMP3
+		p.RedactPIIAudioQuality = &v
 	}
 	if isTrue(p.Summarization) {
 		if p.SummaryType == nil {
-			p.SummaryType = strp("bullets")
+			v := SummaryBullets
+			p.SummaryType = &v
 		}
 		if p.SummaryModel == nil {
-			p.SummaryModel = strp("informative")
+			v := SummaryInformative
+			p.SummaryModel = &v
 		}
 	}
 	if isTrue(p.DualChannel) && p.Multichannel == nil {

@@ -178,7 +178,7 @@ func TestWrongJSONTypes(t *testing.T) {
 }
 
 func TestDomainWarning(t *testing.T) {
-	p := TranscriptParams{AudioURL: "https://x/a", Domain: String("medical-v1"), LanguageCode: String("ja")}
+	p := TranscriptParams{AudioURL: "https://x/a", Domain: Ptr(DomainMedical), LanguageCode: String("ja")}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}

@@ -2,68 +2,104 @@ package transcribe
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
-	"path"
 	"time"
+
+	"github.com/google/uuid"
 )
 
-// RedactedAudioKey returns the blob key for a transcript's redacted audio
-// in the given format ("mp3" or "wav"). Stages that produce redacted audio
-// store it under this key and set Transcript.RedactedKey to it.
-func RedactedAudioKey(id, format string) string { return "redacted/" + id + "." + format }
-
-// sign returns an unguessable signature for a redacted-audio URL, an
-// HMAC-SHA256 of the id under a key derived from the content key.
-func (s *Service) sign(id string) string {
-	k := sha256.Sum256(append([]byte("earshot redacted audio url\x00"), s.cfg.Key...))
-	m := hmac.New(sha256.New, k[:])
-	m.Write([]byte(id))
-	return hex.EncodeToString(m.Sum(nil))
+// RedactedAudio describes a transcript's redacted audio (redact_pii_audio).
+type RedactedAudio struct {
+	TranscriptID string
+	Format       string    // "mp3" or "wav"
+	Ready        time.Time // when it was stored
+	Expires      time.Time // Ready + RedactedAudioTTL
 }
 
-// RedactedAudioURL returns the public, key-less download URL of a
-// transcript's redacted audio. It is unguessable: it carries an HMAC of the
-// transcript id.
-func (s *Service) RedactedAudioURL(id string) string {
-	return s.cfg.PublicURL + "/v2/redacted-audio/" + id + "/" + s.sign(id)
+// RedactedAudio returns the project's transcript's redacted audio. Errors:
+// ErrNotFound for an unknown transcript, a *NotReadyError when it was not
+// requested, is not ready yet, or has expired.
+func (s *Service) RedactedAudio(ctx context.Context, projectID, id string) (*RedactedAudio, error) {
+	j, err := s.load(ctx, projectID, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.redactedAudio(j)
 }
 
-// OpenRedactedAudio opens the redacted audio for a signed URL. It returns
-// ErrNotFound for a bad signature, an unknown or deleted transcript, or a
-// file older than ttl (which it then deletes).
-func (s *Service) OpenRedactedAudio(ctx context.Context, id, sig string, ttl time.Duration) (io.ReadCloser, string, error) {
-	if !hmac.Equal([]byte(sig), []byte(s.sign(id))) {
-		return nil, "", ErrNotFound
+func (s *Service) redactedAudio(j *job) (*RedactedAudio, error) {
+	t := j.st.T
+	if !isTrue(t.RedactPIIAudio) && !t.IsDeleted {
+		return nil, notReady("Transcript %s was not submitted with redact_pii_audio", t.ID)
 	}
-	r, err := s.cfg.Store.Get(ctx, id)
+	a, ok := j.st.artifact(ArtifactRedactedAudio)
+	if t.IsDeleted || !ok || t.Status != StatusCompleted {
+		return nil, notReady("Redacted audio of transcript %s is not ready", t.ID)
+	}
+	ra := &RedactedAudio{TranscriptID: t.ID, Format: a.Format, Ready: a.Created, Expires: a.Created.Add(s.cfg.RedactedAudioTTL)}
+	if !s.now().Before(ra.Expires) {
+		return nil, notReady("Redacted audio of transcript %s has expired (it is kept for %s)", t.ID, s.cfg.RedactedAudioTTL)
+	}
+	return ra, nil
+}
+
+// OpenRedactedAudio opens transcript id's redacted audio, of any project:
+// the caller has authorized the request in its own way (httpapi checks a
+// signed URL). Errors: ErrNotFound for an unknown or deleted transcript,
+// a *NotReadyError as for RedactedAudio. Expired audio is deleted.
+func (s *Service) OpenRedactedAudio(ctx context.Context, id string) (io.ReadCloser, *RedactedAudio, error) {
+	if uuid.Validate(id) != nil {
+		return nil, nil, fmt.Errorf("transcript %q: %w", id, ErrNotFound)
+	}
+	rec, err := s.cfg.Store.Get(ctx, id)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
-	t, attempts, err := s.unseal(r)
+	if rec.Deleted {
+		return nil, nil, fmt.Errorf("transcript %q: %w", id, ErrNotFound)
+	}
+	j, err := s.unseal(rec)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
-	if t.IsDeleted || t.RedactedKey == "" {
-		return nil, "", ErrNotFound
-	}
-	if s.now().Sub(t.RedactedTime) > ttl {
-		if err := s.cfg.Blobs.Delete(ctx, t.RedactedKey); err != nil {
-			return nil, "", err
+	ra, err := s.redactedAudio(j)
+	if err != nil {
+		var nr *NotReadyError
+		if errors.As(err, &nr) {
+			if a, ok := j.st.artifact(ArtifactRedactedAudio); ok && !s.now().Before(a.Created.Add(s.cfg.RedactedAudioTTL)) {
+				s.expireRedacted(ctx, j)
+			}
 		}
-		t.RedactedKey = ""
-		if data, err := s.seal(t, attempts); err == nil {
-			r.Data = data
-			_ = s.cfg.Store.Update(ctx, r)
-		}
-		return nil, "", fmt.Errorf("redacted audio expired: %w", ErrNotFound)
+		return nil, nil, err
 	}
-	rc, err := s.cfg.Blobs.Open(ctx, t.RedactedKey)
+	a, _ := j.st.artifact(ArtifactRedactedAudio)
+	rc, err := s.cfg.Blobs.Open(ctx, a.Key)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
-	return rc, "redacted-" + path.Base(t.RedactedKey), nil
+	return rc, ra, nil
+}
+
+// expireRedacted deletes expired redacted audio and forgets it.
+func (s *Service) expireRedacted(ctx context.Context, j *job) {
+	var keep []Artifact
+	for _, a := range j.st.Artifacts {
+		if a.Kind == ArtifactRedactedAudio {
+			if err := s.cfg.Blobs.Delete(ctx, a.Key); err != nil {
+				s.log.Error("deleting expired redacted audio", "id", j.rec.ID, "err", err)
+				return
+			}
+			continue
+		}
+		keep = append(keep, a)
+	}
+	j.st.Artifacts = keep
+	if err := s.seal(j.rec, &j.st); err == nil {
+		j.rec.LeaseOwner = "" // the job is finished: no lease to respect
+		if err := s.cfg.Store.Update(ctx, j.rec); err != nil {
+			s.log.Warn("recording expired redacted audio", "id", j.rec.ID, "err", err)
+		}
+	}
 }

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -119,6 +122,7 @@ type env struct {
 	rec   *fakeRecognizer
 	notes chan transcribe.Notification
 	now   *clock
+	key   []byte
 }
 
 type clock struct {
@@ -132,10 +136,10 @@ func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unloc
 func newEnv(t *testing.T, mutate ...func(*transcribe.Config)) *env {
 	t.Helper()
 	e := &env{store: memory.New(), blobs: memory.NewBlobStore(), rec: &fakeRecognizer{}, notes: make(chan transcribe.Notification, 10),
-		now: &clock{t: time.Now()}}
+		now: &clock{t: time.Now()}, key: transcribe.NewKey()}
 	cfg := transcribe.Config{
-		Store: e.store, Blobs: e.blobs, Recognizer: e.rec, Decoder: rawDecoder{}, Key: transcribe.NewKey(),
-		PublicURL: "http://earshot.test", Workers: 2, PollInterval: 10 * time.Millisecond,
+		Store: e.store, Blobs: e.blobs, Recognizer: e.rec, Decoder: rawDecoder{}, Key: e.key,
+		Workers: 2, PollInterval: 10 * time.Millisecond,
 		Notifier: transcribe.NotifierFunc(func(ctx context.Context, n transcribe.Notification) error { e.notes <- n; return nil }),
 		Now:      e.now.Now,
 	}
@@ -162,7 +166,20 @@ func (e *env) upload(t *testing.T, project string, b []byte) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e.svc.UploadURL(u.ID)
+	return uploadRef + u.ID
+}
+
+// uploadRef marks an audio_url that names an upload by id (what httpapi
+// makes of its own upload URLs).
+const uploadRef = "upload:"
+
+// submit submits p, taking an audio_url of uploadRef+id as that upload.
+func (e *env) submit(ctx context.Context, project string, p transcribe.TranscriptParams) (*transcribe.Transcript, error) {
+	req := transcribe.SubmitRequest{Params: p}
+	if id, ok := strings.CutPrefix(p.AudioURL, uploadRef); ok {
+		req.UploadID, req.Params.AudioURL = id, "https://earshot.test/v2/upload/"+id
+	}
+	return e.svc.Submit(ctx, project, req)
 }
 
 func (e *env) wait(t *testing.T, project, id string) *transcribe.Transcript {
@@ -186,7 +203,7 @@ func TestSubmitProcessComplete(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	u := e.upload(t, "p1", media(1, 2))
-	tr, err := e.svc.Submit(ctx, "p1", transcribe.TranscriptParams{AudioURL: u,
+	tr, err := e.submit(ctx, "p1", transcribe.TranscriptParams{AudioURL: u,
 		WebhookURL: transcribe.String("https://hooks.test/x?a=1"), WebhookAuthHeaderName: transcribe.String("X-Secret"), WebhookAuthHeaderValue: transcribe.String("v")})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +229,7 @@ func TestSubmitProcessComplete(t *testing.T) {
 		t.Errorf("upload not deleted after transcription: %v", e.blobs.Keys())
 	}
 	// The upload cannot be used again.
-	if _, err := e.svc.Submit(ctx, "p1", transcribe.TranscriptParams{AudioURL: u}); err == nil {
+	if _, err := e.submit(ctx, "p1", transcribe.TranscriptParams{AudioURL: u}); err == nil {
 		t.Error("deleted upload accepted")
 	}
 	// Stored data is sealed.
@@ -243,10 +260,10 @@ func TestProjectIsolation(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	u := e.upload(t, "p1", media(1, 1))
-	if _, err := e.svc.Submit(ctx, "p2", transcribe.TranscriptParams{AudioURL: u}); !errors.Is(err, transcribe.ErrForbidden) {
+	if _, err := e.submit(ctx, "p2", transcribe.TranscriptParams{AudioURL: u}); !errors.Is(err, transcribe.ErrForbidden) {
 		t.Fatalf("cross-project upload: %v", err)
 	}
-	tr, err := e.svc.Submit(ctx, "p1", transcribe.TranscriptParams{AudioURL: u})
+	tr, err := e.submit(ctx, "p1", transcribe.TranscriptParams{AudioURL: u})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +276,7 @@ func TestProjectIsolation(t *testing.T) {
 		}
 	}
 	page, err := e.svc.List(ctx, "p2", transcribe.ListOptions{})
-	if err != nil || len(page.Transcripts) != 0 || page.Transcripts == nil {
+	if err != nil || len(page.Entries) != 0 || page.Entries == nil {
 		t.Errorf("p2 list: %v %+v", err, page)
 	}
 }
@@ -267,7 +284,7 @@ func TestProjectIsolation(t *testing.T) {
 func TestAudioRange(t *testing.T) {
 	e := newEnv(t)
 	u := e.upload(t, "p", media(1, 4))
-	tr, err := e.svc.Submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u,
+	tr, err := e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u,
 		AudioStartFrom: transcribe.Int64(1000), AudioEndAt: transcribe.Int64(3000)})
 	if err != nil {
 		t.Fatal(err)
@@ -284,7 +301,7 @@ func TestAudioRange(t *testing.T) {
 	}
 	// start past the end fails with a reason.
 	u = e.upload(t, "p", media(1, 1))
-	tr, _ = e.svc.Submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, AudioStartFrom: transcribe.Int64(5000)})
+	tr, _ = e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, AudioStartFrom: transcribe.Int64(5000)})
 	if done := e.wait(t, "p", tr.ID); done.Status != transcribe.StatusError || !strings.Contains(*done.Error, "audio_start_from") {
 		t.Errorf("start past end: %s %v", done.Status, done.Error)
 	}
@@ -299,7 +316,7 @@ func TestMediaFailures(t *testing.T) {
 	}
 	for want, b := range cases {
 		u := e.upload(t, "p", b)
-		tr, err := e.svc.Submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u})
+		tr, err := e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,7 +339,7 @@ func TestRecognizerErrorIsGeneric(t *testing.T) {
 	e := newEnv(t)
 	e.rec.err = errors.New("segfault-ish detail /secret/path")
 	u := e.upload(t, "p", media(1, 1))
-	tr, _ := e.svc.Submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u})
+	tr, _ := e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u})
 	done := e.wait(t, "p", tr.ID)
 	if done.Status != transcribe.StatusError || strings.Contains(*done.Error, "secret") {
 		t.Fatalf("status %s error %q", done.Status, *done.Error)
@@ -333,7 +350,7 @@ func TestMultichannel(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	u := e.upload(t, "p", media(2, 1, false, true)) // channel 2 silent
-	tr, _ := e.svc.Submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u, DualChannel: transcribe.Bool(true)})
+	tr, _ := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u, DualChannel: transcribe.Bool(true)})
 	done := e.wait(t, "p", tr.ID)
 	if done.Status != transcribe.StatusCompleted {
 		t.Fatal(*done.Error)
@@ -347,7 +364,7 @@ func TestMultichannel(t *testing.T) {
 		t.Errorf("audio_channels %v", *done.AudioChannels)
 	}
 	u = e.upload(t, "p", media(1, 1))
-	tr, _ = e.svc.Submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u, Multichannel: transcribe.Bool(true)})
+	tr, _ = e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u, Multichannel: transcribe.Bool(true)})
 	if done := e.wait(t, "p", tr.ID); done.Status != transcribe.StatusError || !strings.Contains(*done.Error, "mono") {
 		t.Errorf("mono multichannel: %s %v", done.Status, done.Error)
 	}
@@ -376,13 +393,13 @@ func TestStagesRunInOrder(t *testing.T) {
 		c.Stages = []transcribe.Stage{stage("a", true), stage("skip", false), stage("b", true), failing}
 	})
 	u := e.upload(t, "p", media(1, 1))
-	tr, _ := e.svc.Submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u})
+	tr, _ := e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u})
 	done := e.wait(t, "p", tr.ID)
 	if *done.Text != "wordab wordab" || strings.Join(order, ",") != "a,b" {
 		t.Fatalf("text %q order %v", *done.Text, order)
 	}
 	u = e.upload(t, "p", media(1, 1))
-	tr, _ = e.svc.Submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, SpeakerLabels: transcribe.Bool(true)})
+	tr, _ = e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, SpeakerLabels: transcribe.Bool(true)})
 	if done := e.wait(t, "p", tr.ID); done.Status != transcribe.StatusError || *done.Error != "too few speakers" {
 		t.Fatalf("failing stage: %s %v", done.Status, done.Error)
 	}
@@ -394,7 +411,7 @@ func TestDeleteWhileProcessing(t *testing.T) {
 	e.rec.block = block
 	ctx := context.Background()
 	u := e.upload(t, "p", media(1, 1))
-	tr, _ := e.svc.Submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u})
+	tr, _ := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u})
 	for { // wait until it is processing
 		g, _ := e.svc.Get(ctx, "p", tr.ID)
 		if g.Status == transcribe.StatusProcessing {
@@ -427,12 +444,12 @@ func TestLeaseRecovery(t *testing.T) {
 	blobs := memory.NewBlobStore()
 	key := transcribe.NewKey()
 	cfg := transcribe.Config{Store: store, Blobs: blobs, Recognizer: &fakeRecognizer{}, Decoder: rawDecoder{}, Key: key,
-		PublicURL: "http://earshot.test", Workers: 1, PollInterval: 10 * time.Millisecond, Lease: 300 * time.Millisecond}
+		Workers: 1, PollInterval: 10 * time.Millisecond, Lease: 300 * time.Millisecond}
 	dead, _ := transcribe.NewService(cfg) // never started: plays the dead process
 	ctx := context.Background()
 	u, _ := dead.Upload(ctx, "p", bytes.NewReader(media(1, 1)))
-	tr, _ := dead.Submit(ctx, "p", transcribe.TranscriptParams{AudioURL: dead.UploadURL(u.ID)})
-	if _, err := store.ClaimJob(ctx, "dead-worker", time.Now(), 300*time.Millisecond); err != nil {
+	tr, _ := dead.Submit(ctx, "p", transcribe.SubmitRequest{UploadID: u.ID})
+	if _, err := store.ClaimJob(ctx, transcribe.Claim{Owner: "dead-worker", Now: time.Now(), Lease: 300 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	live, _ := transcribe.NewService(cfg)
@@ -454,7 +471,7 @@ func TestList(t *testing.T) {
 	ctx := context.Background()
 	var ids []string
 	for i := 0; i < 5; i++ {
-		tr, err := e.svc.Submit(ctx, "p", transcribe.TranscriptParams{AudioURL: "https://media.test/a.wav"})
+		tr, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: fmt.Sprintf("https://media.test/%d.wav", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -465,98 +482,134 @@ func TestList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(page.Transcripts) != 2 || page.Transcripts[0].ID != ids[4] || page.Transcripts[1].ID != ids[3] {
-		t.Fatalf("first page %+v", page.Transcripts)
+	if len(page.Entries) != 2 || page.Entries[0].ID != ids[4] || page.Entries[1].ID != ids[3] {
+		t.Fatalf("first page %+v", page.Entries)
 	}
-	pd := page.PageDetails
-	if pd.Limit != 2 || pd.ResultCount != 2 || pd.PrevURL == nil || !strings.Contains(*pd.PrevURL, "before_id="+ids[3]) ||
-		!strings.HasPrefix(pd.CurrentURL, "http://earshot.test/v2/transcript?") || pd.NextURL == nil {
-		t.Fatalf("page details %+v", pd)
+	if page.Limit != 2 || page.Older != ids[3] || page.Newer != ids[4] {
+		t.Fatalf("cursors %+v", page)
 	}
-	if !strings.HasPrefix(page.Transcripts[0].ResourceURL, "http://earshot.test/v2/transcript/") || page.Transcripts[0].Completed != nil {
-		t.Errorf("item %+v", page.Transcripts[0])
+	if it := page.Entries[0]; it.AudioURL != "https://media.test/4.wav" || !it.Completed.IsZero() || it.Status != transcribe.StatusQueued || it.Error != nil {
+		t.Errorf("entry %+v", it)
 	}
 	older, _ := e.svc.List(ctx, "p", transcribe.ListOptions{Limit: 2, BeforeID: ids[3]})
-	if len(older.Transcripts) != 2 || older.Transcripts[0].ID != ids[2] || older.PageDetails.PrevURL == nil {
+	if len(older.Entries) != 2 || older.Entries[0].ID != ids[2] || older.Older != ids[1] {
 		t.Fatalf("older page %+v", older)
 	}
 	oldest, _ := e.svc.List(ctx, "p", transcribe.ListOptions{Limit: 2, BeforeID: ids[1]})
-	if len(oldest.Transcripts) != 1 || oldest.PageDetails.PrevURL != nil {
+	if len(oldest.Entries) != 1 || oldest.Older != "" {
 		t.Fatalf("oldest page %+v", oldest)
 	}
 	newer, _ := e.svc.List(ctx, "p", transcribe.ListOptions{Limit: 2, AfterID: ids[0]})
-	if len(newer.Transcripts) != 2 || newer.Transcripts[0].ID != ids[2] || newer.Transcripts[1].ID != ids[1] {
-		t.Fatalf("newer page %+v", newer.Transcripts)
+	if len(newer.Entries) != 2 || newer.Entries[0].ID != ids[2] || newer.Entries[1].ID != ids[1] || newer.Older != ids[1] {
+		t.Fatalf("newer page %+v", newer.Entries)
 	}
 	// Retention: 48 h; the clock is now 5 h after the first. Move 45 h on.
 	e.now.Add(45 * time.Hour)
 	kept, _ := e.svc.List(ctx, "p", transcribe.ListOptions{Limit: 10})
-	if len(kept.Transcripts) != 3 {
-		t.Fatalf("retention kept %d, want 3", len(kept.Transcripts))
+	if len(kept.Entries) != 3 {
+		t.Fatalf("retention kept %d, want 3", len(kept.Entries))
 	}
-	for _, bad := range []transcribe.ListOptions{{Limit: 201}, {Limit: -1}, {Status: "done"}, {CreatedOn: "2024-13-01"}, {BeforeID: "nope"}, {AfterID: "6f1c2c1e-8d7f-4f59-9a57-1b1a5b0d1d1d"}} {
+	for _, bad := range []transcribe.ListOptions{{Limit: 201}, {Limit: -1}, {Status: "done"}, {BeforeID: "nope"},
+		{AfterID: "6f1c2c1e-8d7f-4f59-9a57-1b1a5b0d1d1d"}, {BeforeID: ids[4], AfterID: "6f1c2c1e-8d7f-4f59-9a57-1b1a5b0d1d1d"}} {
 		var pe *transcribe.ParamError
 		if _, err := e.svc.List(ctx, "p", bad); !errors.As(err, &pe) {
 			t.Errorf("%+v: want ParamError, got %v", bad, err)
 		}
 	}
-	today := e.now.Now().UTC().Format("2006-01-02")
+	// Another project's transcript is not a cursor.
+	if _, err := e.svc.List(ctx, "other", transcribe.ListOptions{BeforeID: ids[4]}); err == nil {
+		t.Error("another project's id was accepted as a cursor")
+	}
+	today := e.now.Now().UTC()
 	byDay, err := e.svc.List(ctx, "p", transcribe.ListOptions{CreatedOn: today})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, it := range byDay.Transcripts {
-		if !strings.HasPrefix(it.Created, today) {
+	for _, it := range byDay.Entries {
+		if it.Created.UTC().Format("2006-01-02") != today.Format("2006-01-02") {
 			t.Errorf("created_on %s returned %s", today, it.Created)
 		}
 	}
 	thr, _ := e.svc.List(ctx, "p", transcribe.ListOptions{ThrottledOnly: true})
-	if len(thr.Transcripts) != 0 {
-		t.Errorf("throttled_only returned %d", len(thr.Transcripts))
+	if len(thr.Entries) != 0 || thr.Entries == nil {
+		t.Errorf("throttled_only returned %v", thr.Entries)
 	}
 }
 
-func TestRedactedAudioURL(t *testing.T) {
+// TestListReadsNoTranscripts: a page never unseals a transcript's content
+// (only its small list entry), so its cost does not grow with what the
+// transcripts hold. The store counts Gets; List must make none.
+func TestListReadsNoTranscripts(t *testing.T) {
+	e := newEnv(t, func(c *transcribe.Config) { c.Workers = -1 })
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		if _, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: "https://media.test/a.wav"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counting := &countingStore{Store: e.store}
+	svc, err := transcribe.NewService(transcribe.Config{Store: counting, Uploads: e.store, Blobs: e.blobs, Recognizer: e.rec,
+		Decoder: rawDecoder{}, Key: e.key, Workers: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := svc.List(ctx, "p", transcribe.ListOptions{})
+	if err != nil || len(page.Entries) != 3 || page.Entries[0].AudioURL != "https://media.test/a.wav" {
+		t.Fatalf("List = %+v, %v", page, err)
+	}
+	if counting.gets != 0 {
+		t.Errorf("List made %d Store.Get calls, want 0", counting.gets)
+	}
+}
+
+type countingStore struct {
+	transcribe.Store
+	gets int
+}
+
+func (c *countingStore) Get(ctx context.Context, id string) (*transcribe.Record, error) {
+	c.gets++
+	return c.Store.Get(ctx, id)
+}
+
+func TestRedactedAudio(t *testing.T) {
 	e := newEnv(t, func(c *transcribe.Config) {
 		c.Stages = []transcribe.Stage{transcribe.StageFunc{StageName: "redact", When: func(p *transcribe.TranscriptParams) bool { return transcribe.IsTrue(p.RedactPIIAudio) },
 			Run: func(ctx context.Context, j *transcribe.Job) error {
-				key := transcribe.RedactedAudioKey(j.Transcript.ID, "wav")
-				if _, err := j.Blobs.Put(ctx, key, strings.NewReader("RIFF....")); err != nil {
-					return err
-				}
-				j.Transcript.RedactedKey = key
-				return nil
+				return j.StoreArtifact(ctx, transcribe.ArtifactRedactedAudio, "wav", strings.NewReader("RIFF...."))
 			}}}
 	})
 	ctx := context.Background()
 	u := e.upload(t, "p", media(1, 1))
-	tr, _ := e.svc.Submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u, RedactPII: transcribe.Bool(true), RedactPIIAudio: transcribe.Bool(true),
+	tr, _ := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u, RedactPII: transcribe.Bool(true), RedactPIIAudio: transcribe.Bool(true),
 		RedactPIIPolicies: []string{"person_name"}, WebhookURL: transcribe.String("https://h.test/")})
 	e.wait(t, "p", tr.ID)
 	<-e.notes
 	n := <-e.notes
-	if n.Event != transcribe.EventRedactedAudio || n.RedactedAudioURL != e.svc.RedactedAudioURL(tr.ID) {
+	if n.Event != transcribe.EventRedactedAudio || n.TranscriptID != tr.ID {
 		t.Fatalf("redacted-audio notification %+v", n)
 	}
-	if _, _, err := e.svc.RedactedAudio(ctx, "p", tr.ID); err != nil {
-		t.Fatal(err)
+	ra, err := e.svc.RedactedAudio(ctx, "p", tr.ID)
+	if err != nil || ra.Format != "wav" || !ra.Expires.Equal(ra.Ready.Add(24*time.Hour)) {
+		t.Fatalf("RedactedAudio = %+v, %v", ra, err)
 	}
-	url := e.svc.RedactedAudioURL(tr.ID)
-	sig := url[strings.LastIndex(url, "/")+1:]
-	rc, name, err := e.svc.OpenRedactedAudio(ctx, tr.ID, sig, time.Hour)
+	if _, err := e.svc.RedactedAudio(ctx, "other", tr.ID); !errors.Is(err, transcribe.ErrNotFound) {
+		t.Errorf("another project: %v", err)
+	}
+	rc, info, err := e.svc.OpenRedactedAudio(ctx, tr.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := io.ReadAll(rc)
 	rc.Close()
-	if string(b) != "RIFF...." || !strings.HasSuffix(name, ".wav") {
-		t.Fatalf("got %q %q", b, name)
-	}
-	if _, _, err := e.svc.OpenRedactedAudio(ctx, tr.ID, strings.Repeat("0", len(sig)), time.Hour); !errors.Is(err, transcribe.ErrNotFound) {
-		t.Errorf("bad signature: %v", err)
+	if string(b) != "RIFF...." || info.Format != "wav" {
+		t.Fatalf("got %q %+v", b, info)
 	}
 	e.now.Add(25 * time.Hour)
-	if _, _, err := e.svc.OpenRedactedAudio(ctx, tr.ID, sig, 24*time.Hour); !errors.Is(err, transcribe.ErrNotFound) {
+	if _, err := e.svc.RedactedAudio(ctx, "p", tr.ID); !errors.Is(err, transcribe.ErrNotReady) {
+		t.Errorf("expired: %v", err)
+	}
+	if _, _, err := e.svc.OpenRedactedAudio(ctx, tr.ID); !errors.Is(err, transcribe.ErrNotReady) {
 		t.Errorf("expired: %v", err)
 	}
 	if e.blobs.Len() != 0 {
@@ -564,17 +617,42 @@ func TestRedactedAudioURL(t *testing.T) {
 	}
 	// Not requested: ErrNotReady.
 	u = e.upload(t, "p", media(1, 1))
-	tr2, _ := e.svc.Submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u})
+	tr2, _ := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u})
 	e.wait(t, "p", tr2.ID)
-	if _, _, err := e.svc.RedactedAudio(ctx, "p", tr2.ID); !errors.Is(err, transcribe.ErrNotReady) {
+	if _, err := e.svc.RedactedAudio(ctx, "p", tr2.ID); !errors.Is(err, transcribe.ErrNotReady) {
 		t.Errorf("not requested: %v", err)
+	}
+}
+
+// TestArtifactsDeletedWithTranscript: the Service deletes what stages
+// recorded, whatever the keys.
+func TestArtifactsDeletedWithTranscript(t *testing.T) {
+	e := newEnv(t, func(c *transcribe.Config) {
+		c.Stages = []transcribe.Stage{transcribe.StageFunc{StageName: "two files", Run: func(ctx context.Context, j *transcribe.Job) error {
+			if err := j.StoreArtifact(ctx, "thing", "bin", strings.NewReader("a")); err != nil {
+				return err
+			}
+			return j.StoreArtifact(ctx, transcribe.ArtifactRedactedAudio, "mp3", strings.NewReader("b"))
+		}}}
+	})
+	ctx := context.Background()
+	tr, _ := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", media(1, 1))})
+	e.wait(t, "p", tr.ID)
+	if e.blobs.Len() != 2 {
+		t.Fatalf("blobs after completion: %v", e.blobs.Keys())
+	}
+	if _, err := e.svc.Delete(ctx, "p", tr.ID); err != nil {
+		t.Fatal(err)
+	}
+	if e.blobs.Len() != 0 {
+		t.Errorf("blobs after delete: %v", e.blobs.Keys())
 	}
 }
 
 func TestHugeAudioStartDoesNotCrash(t *testing.T) {
 	e := newEnv(t)
 	u := e.upload(t, "p", media(1, 1))
-	tr, err := e.svc.Submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, AudioStartFrom: transcribe.Int64(576460752303424)})
+	tr, err := e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, AudioStartFrom: transcribe.Int64(576460752303424)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -587,19 +665,19 @@ func TestPanickingStageFailsTheJobOnly(t *testing.T) {
 	boom := transcribe.StageFunc{StageName: "boom", Run: func(context.Context, *transcribe.Job) error { panic("stage bug") }}
 	e := newEnv(t, func(c *transcribe.Config) { c.Stages = []transcribe.Stage{boom} })
 	u := e.upload(t, "p", media(1, 1))
-	tr, _ := e.svc.Submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u})
+	tr, _ := e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u})
 	if done := e.wait(t, "p", tr.ID); done.Status != transcribe.StatusError || strings.Contains(*done.Error, "stage bug") {
 		t.Fatalf("status %s error %v", done.Status, done.Error)
 	}
 	// The workers are still alive.
 	u = e.upload(t, "p", media(1, 1))
-	e.svc.Submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, SpeakerLabels: transcribe.Bool(true)})
+	e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, SpeakerLabels: transcribe.Bool(true)})
 }
 
 func TestDeleteQueuedEndsInError(t *testing.T) {
 	e := newEnv(t, func(c *transcribe.Config) { c.Workers = -1 })
 	ctx := context.Background()
-	tr, _ := e.svc.Submit(ctx, "p", transcribe.TranscriptParams{AudioURL: "https://media.test/a.wav"})
+	tr, _ := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: "https://media.test/a.wav"})
 	del, err := e.svc.Delete(ctx, "p", tr.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -607,7 +685,7 @@ func TestDeleteQueuedEndsInError(t *testing.T) {
 	if del.Status != transcribe.StatusError || *del.Error != transcribe.DeletedText || !del.IsDeleted {
 		t.Fatalf("deleted queued transcript: %s %v", del.Status, del.Error)
 	}
-	if _, err := e.store.ClaimJob(ctx, "w", time.Now(), time.Minute); !errors.Is(err, transcribe.ErrNoJob) {
+	if _, err := e.store.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: time.Now(), Lease: time.Minute}); !errors.Is(err, transcribe.ErrNoJob) {
 		t.Fatalf("deleted job still claimable: %v", err)
 	}
 }
@@ -635,22 +713,19 @@ func TestUploadExpiry(t *testing.T) {
 		c.UploadTTL = time.Hour
 		c.UploadSweepInterval = 10 * time.Millisecond
 	})
-	if got := e.svc.Config().UploadTTL; got != time.Hour {
-		t.Fatalf("UploadTTL = %v", got)
-	}
 	block := make(chan struct{})
 	defer close(block)
 	e.rec.mu.Lock()
 	e.rec.block = block
 	e.rec.mu.Unlock()
 	ctx := context.Background()
-	id := func(u string) string { return u[strings.LastIndex(u, "/")+1:] }
+	id := func(u string) string { return strings.TrimPrefix(u, uploadRef) }
 	unused := e.upload(t, "p", media(1, 1))
 	processing := e.upload(t, "p", media(1, 1))
 	queued := e.upload(t, "p", media(1, 1))
 	var trs []string
 	for _, u := range []string{processing, queued} {
-		tr, err := e.svc.Submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u})
+		tr, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -698,7 +773,320 @@ func TestUploadExpiry(t *testing.T) {
 	if tr, _ := e.svc.Get(ctx, "p", trs[1]); tr.Status != transcribe.StatusQueued {
 		t.Errorf("second transcript is %s, want queued", tr.Status)
 	}
-	if _, err := e.svc.Submit(ctx, "p", transcribe.TranscriptParams{AudioURL: unused}); err == nil {
+	if _, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: unused}); err == nil {
 		t.Error("Submit with an expired upload succeeded")
+	}
+}
+
+// TestStatusChangesGoThroughTheTable: every status change the Service
+// makes on its paths (claim, completion, failure, deletion of an
+// unfinished transcript) is one the transition table allows, and is seen
+// by the table's hook.
+func TestStatusChangesGoThroughTheTable(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	restore := transcribe.SetTransitionHook(func(from, to transcribe.Status) {
+		if !transcribe.CanTransition(from, to) {
+			t.Errorf("status change %s → %s not in the table", from, to)
+		}
+		mu.Lock()
+		seen = append(seen, string(from)+">"+string(to))
+		mu.Unlock()
+	})
+	defer restore()
+	got := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := seen
+		seen = nil
+		return out
+	}
+	e := newEnv(t, func(c *transcribe.Config) { c.Workers = 1 })
+	ctx := context.Background()
+	tr, _ := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", media(1, 1))})
+	e.wait(t, "p", tr.ID)
+	if g := got(); !slices.Equal(g, []string{"queued>processing", "processing>completed"}) {
+		t.Errorf("completed job: %v", g)
+	}
+	tr, _ = e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", []byte("BAD media"))})
+	e.wait(t, "p", tr.ID)
+	if g := got(); !slices.Equal(g, []string{"queued>processing", "processing>error"}) {
+		t.Errorf("failed job: %v", g)
+	}
+	if _, err := e.svc.Delete(ctx, "p", tr.ID); err != nil {
+		t.Fatal(err)
+	}
+	if g := got(); len(g) != 0 {
+		t.Errorf("deleting a finished transcript changed its status: %v", g)
+	}
+	e2 := newEnv(t, func(c *transcribe.Config) { c.Workers = -1 })
+	tr, _ = e2.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: "https://media.test/a.wav"})
+	if _, err := e2.svc.Delete(ctx, "p", tr.ID); err != nil {
+		t.Fatal(err)
+	}
+	if g := got(); !slices.Equal(g, []string{"queued>error"}) {
+		t.Errorf("deleted queued transcript: %v", g)
+	}
+}
+
+// crashingRecognizer fails its first n calls with an engine crash.
+type crashingRecognizer struct {
+	fakeRecognizer
+	mu      sync.Mutex
+	crashes int
+}
+
+func (c *crashingRecognizer) Recognize(ctx context.Context, audio []int16, o transcribe.RecognizeOptions) (*transcribe.Recognition, error) {
+	c.mu.Lock()
+	crash := c.crashes > 0
+	if crash {
+		c.crashes--
+	}
+	c.mu.Unlock()
+	if crash {
+		return nil, fmt.Errorf("isolated engine: worker died (signal SIGSEGV): %w", transcribe.ErrEngineCrashed)
+	}
+	return c.fakeRecognizer.Recognize(ctx, audio, o)
+}
+
+// TestEngineCrashRetriedOnceThenError: a job that crashes its engine once
+// is retried and completes; one that crashes it twice ends in error with a
+// reason a user understands, and is never claimed again.
+func TestEngineCrashRetriedOnceThenError(t *testing.T) {
+	for _, c := range []struct {
+		crashes    int
+		wantStatus transcribe.Status
+	}{{1, transcribe.StatusCompleted}, {2, transcribe.StatusError}} {
+		rec := &crashingRecognizer{crashes: c.crashes}
+		e := newEnv(t, func(cfg *transcribe.Config) { cfg.Recognizer = rec; cfg.Workers = 1 })
+		ctx := context.Background()
+		tr, _ := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", media(1, 1))})
+		done := e.wait(t, "p", tr.ID)
+		if done.Status != c.wantStatus {
+			t.Fatalf("%d crashes: status %s (%v), want %s", c.crashes, done.Status, done.Error, c.wantStatus)
+		}
+		r, err := e.store.Get(ctx, tr.ID)
+		if err != nil || r.Failures != c.crashes || r.Claims != c.crashes+boolInt(c.crashes < 2) {
+			t.Errorf("%d crashes: record failures %d claims %d, %v", c.crashes, r.Failures, r.Claims, err)
+		}
+		if c.wantStatus == transcribe.StatusError {
+			if !strings.Contains(*done.Error, "speech engine crashed 2 times") {
+				t.Errorf("reason %q", *done.Error)
+			}
+			if _, err := e.store.ClaimJob(ctx, transcribe.Claim{Owner: "x", Now: time.Now().Add(time.Hour), Lease: time.Minute}); !errors.Is(err, transcribe.ErrNoJob) {
+				t.Errorf("a twice-crashed job is claimable again: %v", err)
+			}
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestInterruptionsDoNotCount: a job whose claims ran out without an
+// outcome (its process was killed) is resumed without counting a failure,
+// up to the backstop.
+func TestInterruptionsDoNotCount(t *testing.T) {
+	store := memory.New()
+	blobs := memory.NewBlobStore()
+	cfg := transcribe.Config{Store: store, Blobs: blobs, Recognizer: &fakeRecognizer{}, Decoder: rawDecoder{}, Key: transcribe.NewKey(),
+		Workers: -1, PollInterval: 10 * time.Millisecond}
+	api, _ := transcribe.NewService(cfg)
+	ctx := context.Background()
+	u, _ := api.Upload(ctx, "p", bytes.NewReader(media(1, 1)))
+	tr, _ := api.Submit(ctx, "p", transcribe.SubmitRequest{UploadID: u.ID})
+	// Three "kill -9"s: claimed, then the lease runs out.
+	now := time.Now()
+	for i := 0; i < 3; i++ {
+		if _, err := store.ClaimJob(ctx, transcribe.Claim{Owner: fmt.Sprint("dead-", i), Now: now, Lease: time.Millisecond}); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(time.Second)
+	}
+	cfg.Workers = 1
+	live, _ := transcribe.NewService(cfg)
+	live.Start()
+	defer live.Close(ctx)
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		g, _ := live.Get(ctx, "p", tr.ID)
+		if g.Status.Final() {
+			if g.Status != transcribe.StatusCompleted {
+				t.Fatalf("interrupted job ended %s: %v", g.Status, *g.Error)
+			}
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("interrupted job was not resumed")
+}
+
+// TestShutdownResumesLater: a job cut off by Close (or an engine closed
+// under it) is given back and completes in the next process; it never
+// fails with a media error.
+func TestShutdownResumesLater(t *testing.T) {
+	store := memory.New()
+	blobs := memory.NewBlobStore()
+	closed := &fakeRecognizer{err: fmt.Errorf("pocketsphinx: recognizer closed: %w", transcribe.ErrClosed)}
+	cfg := transcribe.Config{Store: store, Blobs: blobs, Recognizer: closed, Decoder: rawDecoder{}, Key: transcribe.NewKey(),
+		Workers: 1, PollInterval: 10 * time.Millisecond, Lease: time.Minute}
+	first, _ := transcribe.NewService(cfg)
+	first.Start()
+	ctx := context.Background()
+	u, _ := first.Upload(ctx, "p", bytes.NewReader(media(1, 1)))
+	tr, _ := first.Submit(ctx, "p", transcribe.SubmitRequest{UploadID: u.ID})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r, _ := store.Get(ctx, tr.ID)
+		if r.Claims >= 1 && r.LeaseUntil.Before(time.Now()) {
+			break // given back
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job not given back: %+v", r)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	first.Close(ctx)
+	if g, _ := first.Get(ctx, "p", tr.ID); g.Status.Final() {
+		t.Fatalf("closed engine ended the job: %s %v", g.Status, *g.Error)
+	}
+	cfg.Recognizer = &fakeRecognizer{}
+	second, _ := transcribe.NewService(cfg)
+	second.Start()
+	defer second.Close(ctx)
+	for time.Now().Before(deadline.Add(5 * time.Second)) {
+		if g, _ := second.Get(ctx, "p", tr.ID); g.Status == transcribe.StatusCompleted {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("job was not resumed by the next process")
+}
+
+// fallible is a FallibleStage and PendingStage over sentiment results.
+type fallible struct{ fail bool }
+
+func (fallible) Name() string { return "fallible" }
+func (fallible) Enabled(p *transcribe.TranscriptParams) bool {
+	return transcribe.IsTrue(p.SentimentAnalysis)
+}
+func (fallible) Pending(t *transcribe.Transcript)     { t.Summary = transcribe.String("pending") }
+func (fallible) Unavailable(t *transcribe.Transcript) { t.Summary = transcribe.String("unavailable") }
+func (f fallible) Apply(ctx context.Context, j *transcribe.Job) error {
+	if f.fail {
+		panic("analysis bug")
+	}
+	j.Transcript.Summary = transcribe.String("done")
+	return nil
+}
+
+// TestOptionalStages: PendingStage shapes what a queued transcript shows;
+// a FallibleStage that fails (here: panics) marks its result unavailable
+// and the transcript still completes.
+func TestOptionalStages(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		e := newEnv(t, func(c *transcribe.Config) { c.Stages = []transcribe.Stage{fallible{fail: fail}} })
+		ctx := context.Background()
+		tr, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", media(1, 1)), SentimentAnalysis: transcribe.Bool(true)})
+		if err != nil || tr.Summary == nil || *tr.Summary != "pending" {
+			t.Fatalf("queued transcript: %v %v", err, tr.Summary)
+		}
+		done := e.wait(t, "p", tr.ID)
+		want := "done"
+		if fail {
+			want = "unavailable"
+		}
+		if done.Status != transcribe.StatusCompleted || *done.Summary != want {
+			t.Errorf("fail=%v: status %s summary %q, want completed %q", fail, done.Status, *done.Summary, want)
+		}
+		off, _ := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", media(1, 1))})
+		if off.Summary != nil {
+			t.Errorf("a disabled stage's Pending ran: %v", *off.Summary)
+		}
+	}
+}
+
+// TestUploadSubmittedTwice: an upload is transcribed once; a second
+// submit is a 400 naming the reason, and the first transcript completes.
+func TestUploadSubmittedTwice(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	u := e.upload(t, "p", media(1, 1))
+	first, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pe *transcribe.ParamError
+	if _, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u}); !errors.As(err, &pe) || pe.Field != "audio_url" || !strings.Contains(pe.Reason, "already used") {
+		t.Fatalf("second submit: %v", err)
+	}
+	if done := e.wait(t, "p", first.ID); done.Status != transcribe.StatusCompleted {
+		t.Fatalf("first transcript: %s %v", done.Status, *done.Error)
+	}
+}
+
+// TestStaleTempRemovedAtStart: media files a crashed run left in the
+// Service's own TempDir are deleted by Start; other files are kept.
+func TestStaleTempRemovedAtStart(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "earshot-media-123")
+	other := filepath.Join(dir, "keep.txt")
+	for _, f := range []string{stale, other} {
+		if err := os.WriteFile(f, []byte("plaintext media"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newEnv(t, func(c *transcribe.Config) { c.TempDir = dir })
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale media survived Start: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("an unrelated file was removed: %v", err)
+	}
+}
+
+// TestJanitorRemovesOrphanedUploads: an upload whose transcript finished
+// or was deleted (its removal was cut off by a crash) is deleted by the
+// janitor; the upload of a running job is kept.
+func TestJanitorRemovesOrphanedUploads(t *testing.T) {
+	e := newEnv(t, func(c *transcribe.Config) {
+		c.Workers = -1
+		c.UploadTTL = time.Hour
+		c.UploadSweepInterval = 10 * time.Millisecond
+	})
+	ctx := context.Background()
+	finished := &transcribe.Record{ID: "00000000-0000-4000-8000-000000000001", ProjectID: "p", Status: transcribe.StatusCompleted, Created: time.Now()}
+	deleted := &transcribe.Record{ID: "00000000-0000-4000-8000-000000000002", ProjectID: "p", Status: transcribe.StatusQueued, Deleted: true, Created: time.Now()}
+	running := &transcribe.Record{ID: "00000000-0000-4000-8000-000000000003", ProjectID: "p", Status: transcribe.StatusProcessing, Created: time.Now()}
+	for _, r := range []*transcribe.Record{finished, deleted, running} {
+		if err := e.store.Create(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk := func(id, tr string) {
+		if err := e.store.CreateUpload(ctx, &transcribe.Upload{ID: id, ProjectID: "p", Size: 1, Created: e.now.Now().Add(-10 * time.Minute), TranscriptID: tr}); err != nil {
+			t.Fatal(err)
+		}
+		e.blobs.Put(ctx, "uploads/"+id, strings.NewReader("x"))
+	}
+	mk("u-finished", finished.ID)
+	mk("u-deleted", deleted.ID)
+	mk("u-running", running.ID)
+	mk("u-ghost", "00000000-0000-4000-8000-00000000dead")
+	deadline := time.Now().Add(5 * time.Second)
+	for e.blobs.Len() > 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if keys := e.blobs.Keys(); len(keys) != 1 || keys[0] != "uploads/u-running" {
+		t.Fatalf("blobs left: %v", keys)
+	}
+	for _, id := range []string{"u-finished", "u-deleted", "u-ghost"} {
+		if _, err := e.store.GetUpload(ctx, id); !errors.Is(err, transcribe.ErrNotFound) {
+			t.Errorf("upload record %s kept: %v", id, err)
+		}
 	}
 }

@@ -2,7 +2,12 @@ package transcribe
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"path"
+	"time"
 )
 
 // Job is the work one transcript's feature stages share: the transcript
@@ -20,10 +25,69 @@ type Job struct {
 	// Recognizer is the batch recognizer that produced the words, for stages
 	// that need to re-recognize (for example per-speaker passes).
 	Recognizer Recognizer
-	// Blobs stores artifacts such as redacted audio; a stage that stores one
-	// records its key in Transcript.RedactedKey.
+	// Blobs is where StoreArtifact writes.
 	Blobs  BlobStore
 	Logger *slog.Logger
+	// Artifacts lists the files stored with StoreArtifact so far; the
+	// Service keeps the list with the transcript and deletes them with it.
+	Artifacts []Artifact
+	// Now is the clock for artifact times. Default time.Now.
+	Now func() time.Time
+}
+
+// Artifact is a file a stage stored for a transcript, such as its redacted
+// audio. Its Key is chosen by StoreArtifact; stages never make up keys.
+type Artifact struct {
+	Kind    string    `json:"k"` // what it is, e.g. ArtifactRedactedAudio
+	Format  string    `json:"f"` // file format, e.g. "mp3"
+	Key     string    `json:"b"` // blob key
+	Created time.Time `json:"c"`
+}
+
+// ArtifactRedactedAudio is the Kind of the redacted copy of the audio
+// (redact_pii_audio); Format is "mp3" or "wav".
+const ArtifactRedactedAudio = "redacted_audio"
+
+// StoreArtifact streams r into Blobs as the transcript's artifact of kind
+// and format, replacing an earlier one of the same kind, and records it in
+// Artifacts. On error nothing is recorded.
+func (j *Job) StoreArtifact(ctx context.Context, kind, format string, r io.Reader) error {
+	if j.Blobs == nil || j.Transcript == nil {
+		return errors.New("transcribe: StoreArtifact needs Job.Blobs and Job.Transcript")
+	}
+	if kind == "" || format == "" || path.Base(kind) != kind || path.Base(format) != format {
+		return fmt.Errorf("transcribe: bad artifact kind %q or format %q", kind, format)
+	}
+	key := "artifacts/" + j.Transcript.ID + "/" + kind + "." + format
+	if _, err := j.Blobs.Put(ctx, key, r); err != nil {
+		return fmt.Errorf("transcribe: storing %s: %w", kind, err)
+	}
+	now := time.Now
+	if j.Now != nil {
+		now = j.Now
+	}
+	a := Artifact{Kind: kind, Format: format, Key: key, Created: now().UTC()}
+	for i := range j.Artifacts {
+		if j.Artifacts[i].Kind == kind {
+			if j.Artifacts[i].Key != key {
+				_ = j.Blobs.Delete(ctx, j.Artifacts[i].Key)
+			}
+			j.Artifacts[i] = a
+			return nil
+		}
+	}
+	j.Artifacts = append(j.Artifacts, a)
+	return nil
+}
+
+// Artifact returns the recorded artifact of kind, if any.
+func (j *Job) Artifact(kind string) (Artifact, bool) {
+	for _, a := range j.Artifacts {
+		if a.Kind == kind {
+			return a, true
+		}
+	}
+	return Artifact{}, false
 }
 
 // Stage is one step of the feature pipeline. The Service runs the enabled
@@ -35,7 +99,7 @@ type Job struct {
 //     parameters.
 //   - Apply edits job.Transcript. An error wrapping *MediaError ends the
 //     transcript in status error with that reason; any other error does too,
-//     with a generic reason, and is logged.
+//     with a generic reason, and is logged (but see FallibleStage).
 type Stage interface {
 	Name() string
 	Enabled(p *TranscriptParams) bool

@@ -1,5 +1,7 @@
 package transcribe
 
+import "fmt"
+
 // Status is the processing state of a transcript.
 type Status string
 
@@ -29,17 +31,22 @@ func (s Status) Valid() bool {
 // Final reports whether s is a state a client polls for (completed or error).
 func (s Status) Final() bool { return s == StatusCompleted || s == StatusError }
 
-// transitions is the table of allowed status changes. Deletion is not a
-// status change: a deleted transcript keeps its status and is marked with
-// IsDeleted, as the real API does.
+// transitions is the table of allowed status changes, and every status
+// change the Service makes goes through transition, which consults it:
 //
-// processing → queued exists for crash recovery: a job whose worker died is
-// handed back to the queue when its lease runs out. queued → error covers
-// jobs that fail before processing starts (for example an upload that was
-// deleted in the meantime).
+//   - queued → processing: a worker claims the job (Store.ClaimJob makes
+//     this change atomically; the Service checks the claimed record);
+//   - processing → completed or error: the job finishes;
+//   - queued → error and processing → error: the transcript is deleted
+//     before it finished, so pollers stop.
+//
+// A job whose worker died stays processing until another worker claims it
+// again (processing → processing is not a change). Deletion of a finished
+// transcript is not a status change: it keeps its status and is marked
+// with IsDeleted, as the real API does.
 var transitions = map[Status][]Status{
 	StatusQueued:     {StatusProcessing, StatusError},
-	StatusProcessing: {StatusCompleted, StatusError, StatusQueued},
+	StatusProcessing: {StatusCompleted, StatusError},
 }
 
 // CanTransition reports whether a transcript may move from one status to another.
@@ -50,4 +57,32 @@ func CanTransition(from, to Status) bool {
 		}
 	}
 	return false
+}
+
+// TransitionError reports a status change the table does not allow.
+type TransitionError struct{ From, To Status }
+
+func (e *TransitionError) Error() string {
+	return fmt.Sprintf("transcribe: a transcript cannot go from %s to %s", e.From, e.To)
+}
+
+// transitionHook, when set (by tests), sees every status change the
+// Service makes.
+var transitionHook func(from, to Status)
+
+// transition moves the record and its transcript to status to, after
+// checking the table; *TransitionError otherwise (nothing is changed).
+func transition(rec *Record, t *Transcript, to Status) error {
+	from := rec.Status
+	if !CanTransition(from, to) {
+		return &TransitionError{From: from, To: to}
+	}
+	if transitionHook != nil {
+		transitionHook(from, to)
+	}
+	rec.Status = to
+	if t != nil {
+		t.Status = to
+	}
+	return nil
 }

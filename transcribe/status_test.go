@@ -1,6 +1,9 @@
 package transcribe
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 func TestTransitionTable(t *testing.T) {
 	allowed := map[[2]Status]bool{
@@ -8,12 +11,21 @@ func TestTransitionTable(t *testing.T) {
 		{StatusQueued, StatusError}:         true,
 		{StatusProcessing, StatusCompleted}: true,
 		{StatusProcessing, StatusError}:     true,
-		{StatusProcessing, StatusQueued}:    true, // crash recovery
 	}
 	for _, from := range Statuses() {
 		for _, to := range Statuses() {
-			if got, want := CanTransition(from, to), allowed[[2]Status{from, to}]; got != want {
+			want := allowed[[2]Status{from, to}]
+			if got := CanTransition(from, to); got != want {
 				t.Errorf("CanTransition(%s, %s) = %v, want %v", from, to, got, want)
+			}
+			rec, tr := &Record{Status: from}, &Transcript{Status: from}
+			err := transition(rec, tr, to)
+			var te *TransitionError
+			switch {
+			case want && (err != nil || rec.Status != to || tr.Status != to):
+				t.Errorf("transition(%s, %s) = %v, record %s, transcript %s", from, to, err, rec.Status, tr.Status)
+			case !want && (!errors.As(err, &te) || te.From != from || te.To != to || rec.Status != from || tr.Status != from):
+				t.Errorf("transition(%s, %s) = %v (record %s, transcript %s); want a *TransitionError and no change", from, to, err, rec.Status, tr.Status)
 			}
 		}
 	}

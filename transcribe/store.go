@@ -7,10 +7,11 @@ import (
 )
 
 // Record is what a Store keeps for one transcript. The Service seals the
-// transcript's content (text, words, results, parameters, URLs) into Data
-// with AES-GCM before it reaches the Store, so a Store never sees plaintext
+// transcript's content (text, words, results, parameters, URLs) with
+// AES-GCM before it reaches the Store, so a Store never sees plaintext
 // content and every Store adapter gets encryption at rest for free. The
-// other fields are metadata the Store needs for listing and job claiming.
+// other fields are metadata the Store needs for listing, job claiming and
+// bookkeeping; none of them is secret.
 type Record struct {
 	ID        string
 	ProjectID string
@@ -19,25 +20,101 @@ type Record struct {
 	Created   time.Time // set by the Service
 	Completed time.Time // zero until completed or error
 	// Seq is a per-store, strictly increasing creation order assigned by
-	// Create; List orders and pages by it.
+	// Create (it may have gaps); List orders by it.
 	Seq int64
 	// LeaseOwner and LeaseUntil describe the worker processing the job.
 	LeaseOwner string
 	LeaseUntil time.Time
-	// Data is the sealed transcript; opaque to the Store.
+	// Claims counts how often ClaimJob handed the record out; only
+	// ClaimJob changes it (Update leaves it alone).
+	Claims int
+	// Failures counts the attempts the job itself caused to fail (it
+	// crashed the speech engine); set by the Service through Update.
+	Failures int
+	// WebhookStatus is the HTTP status of the last webhook attempt (0:
+	// none); only SetWebhookStatus changes it (Update leaves it alone).
+	WebhookStatus int
+	// Summary is the sealed list entry (audio_url, error): small and of
+	// bounded size, so a list page costs the same whatever the
+	// transcripts hold. Opaque to the Store.
+	Summary []byte
+	// Data is the sealed transcript; opaque to the Store. List does not
+	// return it.
 	Data []byte
 }
 
 // ListQuery selects records for List. Zero fields do not filter.
 type ListQuery struct {
-	ProjectID      string    // required: only this project's records
-	Limit          int       // maximum records returned; the Store returns at most Limit
-	Status         Status    // only this status
-	CreatedFrom    time.Time // created at or after (inclusive)
-	CreatedBefore  time.Time // created strictly before
-	BeforeSeq      int64     // only Seq < BeforeSeq (older)
-	AfterSeq       int64     // only Seq > AfterSeq (newer); the oldest such come first, then are returned newest first
+	ProjectID     string    // required: only this project's records
+	Limit         int       // at most this many records; <= 0: all matches
+	Status        Status    // only this status
+	CreatedFrom   time.Time // created at or after (inclusive)
+	CreatedBefore time.Time // created strictly before
+	// BeforeID: only records older (lower Seq) than this record of the
+	// project. AfterID: only records newer than it; then the Limit oldest
+	// of them are selected, and returned newest first like any page. An id
+	// that is not one of the project's records gives an error wrapping
+	// ErrNotFound.
+	BeforeID       string
+	AfterID        string
 	IncludeDeleted bool
+}
+
+// Claim identifies a worker claiming work at Now for Lease.
+type Claim struct {
+	Owner string
+	Now   time.Time
+	Lease time.Duration
+}
+
+// Lease moves the lease of record ID, held by Owner, to Until.
+type Lease struct {
+	ID    string
+	Owner string
+	Until time.Time
+}
+
+// Store persists transcript records and hands out jobs. Methods are safe
+// for concurrent use by several goroutines and, for shared databases,
+// several processes. Contract (checked by transcribetest.RunStoreTests):
+//
+//   - Create inserts r, assigns r.Seq, and returns an error wrapping
+//     ErrExists when r.ID is taken.
+//   - Get returns the whole record (Data included), or an error wrapping
+//     ErrNotFound for an unknown id. It does not filter by project;
+//     callers check ProjectID.
+//   - Update replaces the record with r.ID: Status, Deleted, Completed,
+//     LeaseOwner, LeaseUntil, Failures, Summary and Data (never Seq,
+//     Created, ProjectID, Claims or WebhookStatus); ErrNotFound when
+//     absent. When r.LeaseOwner is non-empty the update succeeds only if
+//     the stored lease owner is the same, else it returns an error
+//     wrapping ErrLeaseLost.
+//   - List returns up to q.Limit records of q.ProjectID matching q, newest
+//     (highest Seq) first, never deleted ones unless q.IncludeDeleted,
+//     without Data (nil); every other field is filled.
+//   - ClaimJob atomically picks the oldest (lowest Seq) record that is
+//     queued, or processing with LeaseUntil before c.Now, sets it to
+//     processing with owner c.Owner and LeaseUntil c.Now+c.Lease,
+//     increments Claims, and returns it (Data included); an error
+//     wrapping ErrNoJob when there is none. Deleted records are never
+//     claimed. Two concurrent claims never return the same record while
+//     its lease holds.
+//   - ExtendLease moves LeaseUntil of record l.ID if it is still leased by
+//     l.Owner; an error wrapping ErrLeaseLost otherwise (ErrNotFound or
+//     ErrLeaseLost for an absent id).
+//   - SetWebhookStatus sets WebhookStatus of record id without touching
+//     anything else (no lease check); ErrNotFound when absent.
+//   - Times are kept to at least the microsecond. Close releases
+//     resources.
+type Store interface {
+	Create(ctx context.Context, r *Record) error
+	Get(ctx context.Context, id string) (*Record, error)
+	Update(ctx context.Context, r *Record) error
+	List(ctx context.Context, q ListQuery) ([]*Record, error)
+	ClaimJob(ctx context.Context, c Claim) (*Record, error)
+	ExtendLease(ctx context.Context, l Lease) error
+	SetWebhookStatus(ctx context.Context, id string, code int) error
+	Close() error
 }
 
 // Upload is an uploaded media file awaiting transcription.
@@ -52,79 +129,38 @@ type Upload struct {
 	TranscriptID string
 }
 
-// Delivery is a pending notification (webhook) kept durably so that it
-// survives restarts. Data is sealed by the caller and opaque to the Store.
-type Delivery struct {
-	ID           string
-	TranscriptID string
-	Attempts     int
-	NextAttempt  time.Time
-	Done         bool
-	LeaseOwner   string
-	LeaseUntil   time.Time
-	Data         []byte
+// UploadQuery selects uploads for ListUploads: those created strictly
+// before CreatedBefore (zero: any time), after the cursor (Created,
+// ID) > (AfterCreated, AfterID) when AfterID is set, only those no
+// transcript uses when Unattached, at most Limit of them (<= 0: all).
+type UploadQuery struct {
+	CreatedBefore time.Time
+	AfterCreated  time.Time
+	AfterID       string
+	Unattached    bool
+	Limit         int
 }
 
-// Store persists transcript records, uploads and deliveries. Methods are
-// safe for concurrent use by several goroutines and, for shared databases,
-// several processes. Contract (checked by transcribetest.RunStoreTests):
+// UploadStore keeps the ownership and use of uploaded media (the bytes are
+// in a BlobStore). Safe for concurrent use, across processes for shared
+// databases. Contract (transcribetest.RunUploadStoreTests):
 //
-//   - Create inserts r, assigns r.Seq, and returns an error wrapping
-//     ErrExists when r.ID is taken.
-//   - Get returns an error wrapping ErrNotFound for an unknown id. It does
-//     not filter by project; callers check ProjectID.
-//   - Update replaces the record with r.ID (all fields but Seq and Created);
-//     ErrNotFound when absent. When r.LeaseOwner is non-empty the update
-//     succeeds only if the stored lease owner is the same, else it returns
-//     an error wrapping ErrLeaseLost.
-//   - List returns up to q.Limit records of q.ProjectID matching q, newest
-//     (highest Seq) first, never deleted ones unless q.IncludeDeleted.
-//   - ClaimJob atomically picks the oldest (lowest Seq) record that is queued, or
-//     processing with LeaseUntil before now, sets it to processing with the
-//     given owner and lease, and returns it; ErrNoJob when there is none.
-//     Deleted records are never claimed. Two concurrent claims never return
-//     the same record while its lease holds.
-//   - ExtendLease moves LeaseUntil of a record still leased by owner; an
-//     error wrapping ErrLeaseLost otherwise (ErrNotFound or ErrLeaseLost
-//     for an absent id).
-//   - SeqOf returns the Seq of id within project, ErrNotFound otherwise.
-//   - CreateUpload/GetUpload/DeleteUpload keep upload ownership; a
-//     duplicate CreateUpload returns an error wrapping ErrExists; GetUpload
-//     returns ErrNotFound for unknown ids; DeleteUpload of an absent id is nil.
-//   - AttachUpload sets the TranscriptID of upload uploadID (replacing any
-//     previous one); ErrNotFound when the upload is absent.
-//   - ExpiredUploads returns the uploads with an empty TranscriptID created
-//     strictly before createdBefore, oldest (earliest Created) first, ties
-//     by smaller id, at most limit of them (limit <= 0: all). Deleted
-//     uploads are never returned.
-//   - AddDelivery, ClaimDelivery, UpdateDelivery work like Create, ClaimJob
-//     and Update for deliveries: ClaimDelivery returns the not-done delivery
-//     with the earliest NextAttempt <= now (ties: smaller id) whose lease
-//     is free (no owner) or expired (LeaseUntil before now).
-//   - Seq may have gaps (a failed Create may use a number up). List with
-//     Limit <= 0 returns every match. Times are kept to at least the
-//     microsecond.
-//   - Close releases resources.
-type Store interface {
-	Create(ctx context.Context, r *Record) error
-	Get(ctx context.Context, id string) (*Record, error)
-	Update(ctx context.Context, r *Record) error
-	List(ctx context.Context, q ListQuery) ([]*Record, error)
-	SeqOf(ctx context.Context, projectID, id string) (int64, error)
-	ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*Record, error)
-	ExtendLease(ctx context.Context, id, owner string, until time.Time) error
-
+//   - CreateUpload inserts u; an error wrapping ErrExists for a taken id.
+//   - GetUpload returns the upload or an error wrapping ErrNotFound.
+//   - AttachUpload atomically sets the TranscriptID of upload uploadID to
+//     transcriptID when no transcript uses it yet (or the same one
+//     already does); an error wrapping ErrExists when another transcript
+//     uses it; with transcriptID "" it detaches unconditionally;
+//     ErrNotFound when the upload is absent.
+//   - DeleteUpload removes the upload; an absent id is not an error.
+//   - ListUploads returns the uploads matching q, oldest (earliest
+//     Created) first, ties by smaller ID.
+type UploadStore interface {
 	CreateUpload(ctx context.Context, u *Upload) error
 	GetUpload(ctx context.Context, id string) (*Upload, error)
-	DeleteUpload(ctx context.Context, id string) error
 	AttachUpload(ctx context.Context, uploadID, transcriptID string) error
-	ExpiredUploads(ctx context.Context, createdBefore time.Time, limit int) ([]*Upload, error)
-
-	AddDelivery(ctx context.Context, d *Delivery) error
-	ClaimDelivery(ctx context.Context, owner string, now time.Time, lease time.Duration) (*Delivery, error)
-	UpdateDelivery(ctx context.Context, d *Delivery) error
-
-	Close() error
+	DeleteUpload(ctx context.Context, id string) error
+	ListUploads(ctx context.Context, q UploadQuery) ([]*Upload, error)
 }
 
 // BlobStore keeps media bytes (uploads, redacted audio). Keys are

@@ -248,11 +248,8 @@ type Transcript struct {
 	Metadata  *Metadata `json:"metadata"`
 
 	// Service-side facts, not part of the wire form.
-	Created      time.Time `json:"-"`
-	Completed    time.Time `json:"-"` // zero until completed or error
-	UploadID     string    `json:"-"` // set when audio_url is one of our upload URLs
-	RedactedKey  string    `json:"-"` // blob key of the redacted audio, if any
-	RedactedTime time.Time `json:"-"` // when the redacted audio became ready
+	Created   time.Time `json:"-"`
+	Completed time.Time `json:"-"` // zero until completed or error
 }
 
 // DeletedText and DeletedAudioURL are what a deleted transcript shows, as the

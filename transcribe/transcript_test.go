@@ -87,8 +87,8 @@ func TestPendingAndUnavailableResults(t *testing.T) {
 		t.Fatalf("pending: %s %s", m["content_safety_labels"], m["iab_categories_result"])
 	}
 	tr := &Transcript{TranscriptParams: TranscriptParams{ContentSafety: Bool(true), IABCategories: Bool(true), AutoHighlights: Bool(true)},
-		ContentSafetyLabels: &ContentSafetyLabelsResult{}, IABCategoriesResult: &TopicDetectionResult{}}
-	markUnavailable(tr)
+		ContentSafetyLabels: &ContentSafetyLabelsResult{Status: "unavailable"}, IABCategoriesResult: &TopicDetectionResult{Status: "unavailable"},
+		AutoHighlightsResult: &AutoHighlightsResult{Status: "unavailable", Results: []AutoHighlight{}}}
 	b, _ = json.Marshal(tr)
 	json.Unmarshal(b, &m)
 	if string(m["content_safety_labels"]) != `{"status":"unavailable","results":[],"summary":{},"severity_score_summary":{}}` ||

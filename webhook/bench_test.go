@@ -23,7 +23,10 @@ import (
 func BenchmarkNotifyAndDeliver(b *testing.B) {
 	for _, name := range []string{"memory", "sqlite"} {
 		b.Run(name, func(b *testing.B) {
-			var st transcribe.Store
+			var st interface {
+				webhook.Queue
+				Close() error
+			}
 			if name == "memory" {
 				st = memory.New()
 			} else {
@@ -40,8 +43,8 @@ func BenchmarkNotifyAndDeliver(b *testing.B) {
 				hits.Add(1)
 			}))
 			defer srv.Close()
-			c, _ := transcribe.NewCipher(transcribe.NewKey())
-			n, err := webhook.New(webhook.Config{Store: st, Cipher: c, AllowPrivate: true, Logger: quietLogger()})
+			key := transcribe.NewKey()
+			n, err := webhook.New(webhook.Config{Queue: st, Key: key, AllowPrivate: true, Logger: quietLogger()})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -76,8 +79,8 @@ func BenchmarkRunLatency(b *testing.B) {
 		got <- struct{}{}
 	}))
 	defer srv.Close()
-	c, _ := transcribe.NewCipher(transcribe.NewKey())
-	n, err := webhook.New(webhook.Config{Store: st, Cipher: c, AllowPrivate: true, PollInterval: time.Hour, Logger: quietLogger()})
+	key := transcribe.NewKey()
+	n, err := webhook.New(webhook.Config{Queue: st, Key: key, AllowPrivate: true, PollInterval: time.Hour, Logger: quietLogger()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,15 +15,12 @@ import (
 	"github.com/earshot-dev/earshot/webhook"
 )
 
-func newStartedNotifier(t *testing.T) *webhook.Notifier {
+func newStartedNotifier(t *testing.T, redactedAudioURL func(string) string) *webhook.Notifier {
 	st := memory.New()
 	t.Cleanup(func() { st.Close() })
-	c, err := transcribe.NewCipher(transcribe.NewKey())
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := transcribe.NewKey()
 	n, err := webhook.New(webhook.Config{
-		Store: st, Cipher: c, AllowPrivate: true,
+		Queue: st, Key: key, AllowPrivate: true, RedactedAudioURL: redactedAudioURL,
 		PollInterval: 10 * time.Millisecond, Logger: quietLogger(),
 	})
 	if err != nil {
@@ -35,7 +32,7 @@ func newStartedNotifier(t *testing.T) *webhook.Notifier {
 }
 
 func TestConformance(t *testing.T) {
-	transcribetest.RunNotifierTests(t, func(t *testing.T) transcribe.Notifier { return newStartedNotifier(t) })
+	transcribetest.RunNotifierTests(t, func(t *testing.T, u func(string) string) transcribe.Notifier { return newStartedNotifier(t, u) })
 }
 
 // TestBrokenNotifierChild runs the suite on a Notifier that drops the
@@ -44,8 +41,8 @@ func TestBrokenNotifierChild(t *testing.T) {
 	if os.Getenv("EARSHOT_BROKEN_NOTIFIER") == "" {
 		t.Skip("helper process for TestSuiteCatchesBrokenNotifier")
 	}
-	transcribetest.RunNotifierTests(t, func(t *testing.T) transcribe.Notifier {
-		n := newStartedNotifier(t)
+	transcribetest.RunNotifierTests(t, func(t *testing.T, u func(string) string) transcribe.Notifier {
+		n := newStartedNotifier(t, u)
 		return transcribe.NotifierFunc(func(ctx context.Context, note transcribe.Notification) error {
 			u, _ := url.Parse(note.URL)
 			u.RawQuery = ""

@@ -4,15 +4,21 @@
 // Entry points:
 //
 //   - [New] checks a [Config] and returns a [*Notifier].
-//   - [Notifier.Notify] (the transcribe.Notifier method) only stores a
-//     delivery in the transcribe.Store, its URL, body and auth header sealed
-//     with the transcribe.Cipher (bound to the delivery id), so the auth
-//     header value is never stored in clear.
+//   - [Queue] is the durable store of deliveries this package needs, and
+//     nothing more (add, claim under a lease, update, purge);
+//     webhook/webhooktest.RunQueueTests is its conformance suite. The
+//     bundled stores (storage/memory, storage/sqlite) implement it beside
+//     their transcript store.
+//   - [Notifier.Notify] (the transcribe.Notifier method) only adds a
+//     delivery to the Queue, its URL, body and auth header sealed with
+//     Config.Key (bound to the delivery id), so the auth header value is
+//     never stored in clear.
 //   - [Notifier.Run] (or [Notifier.Start] and [Notifier.Close]) is the
 //     dispatcher: it claims due deliveries from the store under a lease and
 //     POSTs them. Pending deliveries and scheduled retries live in the
 //     store, so they survive a restart or a kill -9; a delivery whose
 //     dispatcher died mid-attempt is taken over when its lease expires.
+//     Finished deliveries are purged after Config.KeepDone (24 h).
 //   - [Notifier.DeliverDue] attempts what is due right now, synchronously:
 //     with a fake Config.Now, tests go through ten retries without waiting.
 //   - [Policy], [CheckRetry] and [Backoff] (with [DefaultPolicy],
@@ -38,21 +44,26 @@
 // loopback, private, link-local (cloud metadata) and other internal
 // addresses at connect time unless Config.AllowPrivate is set.
 //
-// Wiring it into a Service (the Notifier and the Service share the store
-// and the key; OnStatus needs the Service, so set it after NewService):
+// Wiring it into a Service, in dependency order (no cycles): the notifier
+// needs only its queue, its own key, how to render redacted-audio URLs and
+// where to record webhook_status_code (plain record metadata, not sealed);
+// then the Service takes the notifier.
 //
-//	var svc *transcribe.Service
+//	urls, _ := httpapi.NewURLs(publicURL, signingKey)
 //	notifier, err := webhook.New(webhook.Config{
-//		Store:        store,
-//		Cipher:       cipher, // transcribe.NewCipher(key)
-//		AllowPrivate: allowPrivateURLs,
-//		OnStatus: func(ctx context.Context, id string, code int) error {
-//			return svc.SetWebhookStatus(ctx, id, code)
-//		},
+//		Queue:            store, // e.g. *sqlite.Store
+//		Key:              webhookKey, // 32 bytes, not the content key
+//		RedactedAudioURL: urls.RedactedAudio,
+//		OnStatus:         store.SetWebhookStatus,
+//		AllowPrivate:     allowPrivateURLs,
 //	})
-//	svc, err = transcribe.NewService(transcribe.Config{Store: store, Key: key, Notifier: notifier, ...})
+//	svc, err := transcribe.NewService(transcribe.Config{Store: store, Key: key, Notifier: notifier, ...})
 //	notifier.Start()
 //	defer notifier.Close()
+//
+// The outcome of an attempt is stored with a context of its own, started
+// after the attempt, so an attempt that used up its timeout cannot make
+// the delivery go out again.
 //
 // Delivery is at least once: a process killed after the receiver answered
 // but before the outcome was stored repeats that attempt later.

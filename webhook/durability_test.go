@@ -72,7 +72,7 @@ func TestCrashedAttemptIsTakenOverAfterLease(t *testing.T) {
 	}
 	// A dispatcher claims the delivery and dies before finishing it.
 	const lease = 40 * time.Second
-	if _, err := e.store.ClaimDelivery(context.Background(), "dead-process", e.clock.Now(), lease); err != nil {
+	if _, err := e.store.ClaimDelivery(context.Background(), webhook.Claim{Owner: "dead-process", Now: e.clock.Now(), Lease: lease}); err != nil {
 		t.Fatal(err)
 	}
 	b := e.notifier(t, func(c *webhook.Config) { c.Lease = lease })

@@ -28,11 +28,10 @@ func Example() {
 	defer srv.Close()
 
 	store := memory.New()
-	cipher, _ := transcribe.NewCipher(transcribe.NewKey())
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	n, err := webhook.New(webhook.Config{
-		Store:        store,
-		Cipher:       cipher,
+		Queue:        store,
+		Key:          transcribe.NewKey(),
 		AllowPrivate: true, // the receiver is on loopback
 		Logger:       slog.New(slog.DiscardHandler),
 		Now:          func() time.Time { return now },

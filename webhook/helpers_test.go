@@ -146,14 +146,14 @@ func (s *statusLog) Calls() []statusCall {
 // recordingStore remembers what AddDelivery stored and signals every
 // UpdateDelivery (an attempt's outcome being stored).
 type recordingStore struct {
-	transcribe.Store
+	webhook.Queue
 	mu      sync.Mutex
-	added   []transcribe.Delivery
-	updates chan transcribe.Delivery
+	added   []webhook.Delivery
+	updates chan webhook.Delivery
 }
 
-func (s *recordingStore) UpdateDelivery(ctx context.Context, d *transcribe.Delivery) error {
-	err := s.Store.UpdateDelivery(ctx, d)
+func (s *recordingStore) UpdateDelivery(ctx context.Context, d *webhook.Delivery) error {
+	err := s.Queue.UpdateDelivery(ctx, d)
 	if err == nil {
 		select {
 		case s.updates <- *d:
@@ -164,22 +164,22 @@ func (s *recordingStore) UpdateDelivery(ctx context.Context, d *transcribe.Deliv
 }
 
 // waitUpdate waits (real time) for the next stored attempt outcome.
-func (s *recordingStore) waitUpdate(t *testing.T) transcribe.Delivery {
+func (s *recordingStore) waitUpdate(t *testing.T) webhook.Delivery {
 	t.Helper()
 	select {
 	case d := <-s.updates:
 		return d
 	case <-time.After(10 * time.Second):
 		t.Fatal("no delivery update within 10s")
-		return transcribe.Delivery{}
+		return webhook.Delivery{}
 	}
 }
 
-func (s *recordingStore) AddDelivery(ctx context.Context, d *transcribe.Delivery) error {
+func (s *recordingStore) AddDelivery(ctx context.Context, d *webhook.Delivery) error {
 	s.mu.Lock()
 	s.added = append(s.added, *d)
 	s.mu.Unlock()
-	return s.Store.AddDelivery(ctx, d)
+	return s.Queue.AddDelivery(ctx, d)
 }
 
 type env struct {
@@ -193,7 +193,7 @@ func newEnv(t testing.TB) *env {
 	t.Helper()
 	st := memory.New()
 	t.Cleanup(func() { st.Close() })
-	return &env{store: &recordingStore{Store: st, updates: make(chan transcribe.Delivery, 1000)}, key: transcribe.NewKey(), clock: newClock(), status: &statusLog{}}
+	return &env{store: &recordingStore{Queue: st, updates: make(chan webhook.Delivery, 1000)}, key: transcribe.NewKey(), clock: newClock(), status: &statusLog{}}
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -222,15 +222,15 @@ func (b *logBuffer) Logger() *slog.Logger { return slog.New(slog.NewTextHandler(
 // config (it may be nil).
 func (e *env) notifier(t testing.TB, edit func(*webhook.Config)) *webhook.Notifier {
 	t.Helper()
-	c, err := transcribe.NewCipher(e.key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := e.key
 	cfg := webhook.Config{
-		Store:        e.store,
-		Cipher:       c,
+		Queue:        e.store,
+		Key:          key,
 		AllowPrivate: true, // the receivers listen on loopback
 		OnStatus:     e.status.OnStatus,
+		RedactedAudioURL: func(id string) string {
+			return "https://earshot.example/v2/redacted-audio/" + id + "/sig"
+		},
 		Now:          e.clock.Now,
 		PollInterval: 5 * time.Millisecond,
 		Timeout:      2 * time.Second,

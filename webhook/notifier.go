@@ -28,15 +28,20 @@ const UserAgent = "Earshot-Webhook/1.0 (+https://github.com/earshot-dev/earshot)
 var ErrInvalid = errors.New("webhook: invalid notification")
 
 // Config configures a Notifier. Zero values mean the documented default;
-// Store and Cipher are required.
+// Queue and Key are required.
 type Config struct {
-	// Store keeps the pending deliveries (only its AddDelivery,
-	// ClaimDelivery and UpdateDelivery are used). Use the Service's store so
-	// deliveries survive restarts. Required.
-	Store transcribe.Store
-	// Cipher seals each delivery's URL, body and auth header before it is
-	// stored, bound to the delivery id. Required.
-	Cipher *transcribe.Cipher
+	// Queue keeps the pending deliveries durably (a database shared by
+	// every process, so deliveries survive restarts). Required.
+	Queue Queue
+	// Key is the 32-byte AES-256-GCM key that seals each delivery's URL,
+	// body and auth header before it is queued, bound to the delivery id.
+	// Give the notifier its own key (the reference server derives one from
+	// the content key). Required.
+	Key []byte
+	// RedactedAudioURL renders the public download URL of a transcript's
+	// redacted audio for the redacted-audio webhook (httpapi.URLs does).
+	// Default: none, and EventRedactedAudio notifications are refused.
+	RedactedAudioURL func(transcriptID string) string
 	// Client sends the requests. Default: netguard.Client with AllowPrivate
 	// and Timeout from this Config, following no redirects (a redirect is a
 	// non-200 answer). A custom Client is used as is: it is then the
@@ -55,7 +60,7 @@ type Config struct {
 	Policy Policy
 	// OnStatus, when set, is called after every attempt of an
 	// EventTranscript delivery that got an HTTP status, with that status
-	// (wire it to (*transcribe.Service).SetWebhookStatus for
+	// (wire it to the transcript Store's SetWebhookStatus for
 	// webhook_status_code). Its error is logged. Default: none.
 	OnStatus func(ctx context.Context, transcriptID string, code int) error
 	// Now is the clock that decides when a delivery is due. Default
@@ -74,6 +79,11 @@ type Config struct {
 	// Owner names this dispatcher in delivery leases. Default
 	// "webhook-<random uuid>".
 	Owner string
+	// KeepDone is how long a finished (delivered or failed) delivery is
+	// kept before Run purges it. Default 24h.
+	KeepDone time.Duration
+	// PurgeInterval is how often Run purges finished deliveries. Default 10m.
+	PurgeInterval time.Duration
 	// UserAgent is sent with every request. Default UserAgent.
 	UserAgent string
 	// Logger receives delivery outcomes and errors. Header values and URL
@@ -83,10 +93,10 @@ type Config struct {
 
 func (c *Config) validate() error {
 	switch {
-	case c.Store == nil:
-		return errors.New("webhook: Config.Store is required")
-	case c.Cipher == nil:
-		return errors.New("webhook: Config.Cipher is required")
+	case c.Queue == nil:
+		return errors.New("webhook: Config.Queue is required")
+	case len(c.Key) == 0:
+		return errors.New("webhook: Config.Key is required")
 	case c.Timeout < 0:
 		return errors.New("webhook: Config.Timeout must not be negative")
 	case c.PollInterval < 0:
@@ -115,6 +125,7 @@ func (c *Config) validate() error {
 // outcome was stored repeats that attempt. Safe for concurrent use.
 type Notifier struct {
 	cfg    Config
+	cipher *transcribe.Cipher
 	policy Policy
 	client *http.Client
 	now    func() time.Time
@@ -134,6 +145,10 @@ func New(cfg Config) (*Notifier, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	cipher, err := transcribe.NewCipher(cfg.Key)
+	if err != nil {
+		return nil, fmt.Errorf("webhook: Config.Key: %w", err)
+	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
@@ -146,13 +161,19 @@ func New(cfg Config) (*Notifier, error) {
 	if cfg.Concurrency == 0 {
 		cfg.Concurrency = 4
 	}
+	if cfg.KeepDone <= 0 {
+		cfg.KeepDone = 24 * time.Hour
+	}
+	if cfg.PurgeInterval <= 0 {
+		cfg.PurgeInterval = 10 * time.Minute
+	}
 	if cfg.Owner == "" {
 		cfg.Owner = "webhook-" + uuid.NewString()
 	}
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = UserAgent
 	}
-	n := &Notifier{cfg: cfg, policy: cfg.Policy.withDefaults(), client: cfg.Client, now: cfg.Now, log: cfg.Logger, wake: make(chan struct{}, 1)}
+	n := &Notifier{cfg: cfg, cipher: cipher, policy: cfg.Policy.withDefaults(), client: cfg.Client, now: cfg.Now, log: cfg.Logger, wake: make(chan struct{}, 1)}
 	if n.client == nil {
 		n.client = netguard.Client(netguard.Options{AllowPrivate: cfg.AllowPrivate, Timeout: cfg.Timeout, MaxRedirects: -1})
 	}
@@ -192,23 +213,24 @@ func invalid(format string, args ...any) error {
 
 // Body returns the JSON request body sent for n: {"transcript_id","status"}
 // for EventTranscript and {"status":"redacted_audio_ready",
-// "redacted_audio_url"} for EventRedactedAudio. It returns an error
-// wrapping ErrInvalid when n lacks what its event needs.
-func Body(n transcribe.Notification) ([]byte, error) {
+// "redacted_audio_url"} for EventRedactedAudio, whose URL is
+// redactedAudioURL. It returns an error wrapping ErrInvalid when n lacks
+// what its event needs.
+func Body(n transcribe.Notification, redactedAudioURL string) ([]byte, error) {
+	if n.TranscriptID == "" {
+		return nil, invalid("transcript id is empty")
+	}
 	switch n.Event {
 	case transcribe.EventTranscript:
-		if n.TranscriptID == "" {
-			return nil, invalid("transcript id is empty")
-		}
 		if n.Status != transcribe.StatusCompleted && n.Status != transcribe.StatusError {
 			return nil, invalid("status %q is not completed or error", n.Status)
 		}
 		return json.Marshal(transcriptBody{TranscriptID: n.TranscriptID, Status: n.Status})
 	case transcribe.EventRedactedAudio:
-		if n.RedactedAudioURL == "" {
+		if redactedAudioURL == "" {
 			return nil, invalid("redacted audio URL is empty")
 		}
-		return json.Marshal(redactedAudioBody{Status: "redacted_audio_ready", RedactedAudioURL: n.RedactedAudioURL})
+		return json.Marshal(redactedAudioBody{Status: "redacted_audio_ready", RedactedAudioURL: redactedAudioURL})
 	}
 	return nil, invalid("unknown event %q", n.Event)
 }
@@ -243,7 +265,14 @@ func validHeaderValue(s string) bool {
 // I/O. The error wraps ErrInvalid for a bad Notification, or is the
 // store's error.
 func (n *Notifier) Notify(ctx context.Context, note transcribe.Notification) error {
-	body, err := Body(note)
+	var audioURL string
+	if note.Event == transcribe.EventRedactedAudio && note.TranscriptID != "" {
+		if n.cfg.RedactedAudioURL == nil {
+			return invalid("redacted-audio webhooks need Config.RedactedAudioURL")
+		}
+		audioURL = n.cfg.RedactedAudioURL(note.TranscriptID)
+	}
+	body, err := Body(note, audioURL)
 	if err != nil {
 		return err
 	}
@@ -270,13 +299,13 @@ func (n *Notifier) Notify(ctx context.Context, note transcribe.Notification) err
 	if err != nil {
 		return fmt.Errorf("webhook: encoding delivery: %w", err)
 	}
-	d := &transcribe.Delivery{
+	d := &Delivery{
 		ID:           uuid.NewString(),
 		TranscriptID: note.TranscriptID,
 		NextAttempt:  n.now(),
 	}
-	d.Data = n.cfg.Cipher.Seal(d.ID, plain)
-	if err := n.cfg.Store.AddDelivery(ctx, d); err != nil {
+	d.Data = n.cipher.Seal(d.ID, plain)
+	if err := n.cfg.Queue.AddDelivery(ctx, d); err != nil {
 		return fmt.Errorf("webhook: storing delivery for transcript %s: %w", note.TranscriptID, err)
 	}
 	n.poke()
@@ -298,6 +327,11 @@ func (n *Notifier) poke() {
 // store for the next dispatcher.
 func (n *Notifier) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		n.purger(ctx)
+	}()
 	for i := 0; i < n.cfg.Concurrency; i++ {
 		wg.Add(1)
 		go func() {
@@ -309,11 +343,30 @@ func (n *Notifier) Run(ctx context.Context) error {
 	return nil
 }
 
+// purger deletes finished deliveries older than KeepDone, every
+// PurgeInterval, starting at once.
+func (n *Notifier) purger(ctx context.Context) {
+	tick := time.NewTicker(n.cfg.PurgeInterval)
+	defer tick.Stop()
+	for {
+		if k, err := n.cfg.Queue.PurgeDeliveries(ctx, n.now().Add(-n.cfg.KeepDone), 1000); err != nil && ctx.Err() == nil {
+			n.log.Warn("webhook: purging finished deliveries", "err", err)
+		} else if k > 0 {
+			n.log.Info("webhook: finished deliveries purged", "count", k)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
 func (n *Notifier) worker(ctx context.Context) {
 	timer := time.NewTimer(n.cfg.PollInterval)
 	defer timer.Stop()
 	for ctx.Err() == nil {
-		d, err := n.cfg.Store.ClaimDelivery(ctx, n.cfg.Owner, n.now(), n.cfg.Lease)
+		d, err := n.cfg.Queue.ClaimDelivery(ctx, Claim{Owner: n.cfg.Owner, Now: n.now(), Lease: n.cfg.Lease})
 		if err == nil {
 			n.poke() // there may be more: let an idle worker look too
 			// An attempt in flight is finished (within Timeout) even when
@@ -324,7 +377,7 @@ func (n *Notifier) worker(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		if !errors.Is(err, transcribe.ErrNoJob) {
+		if !errors.Is(err, ErrNoDelivery) {
 			n.log.Error("webhook: claiming a delivery", "err", err)
 		}
 		timer.Reset(n.cfg.PollInterval) // Go 1.23+ timers: no stale tick survives Reset
@@ -382,8 +435,8 @@ func (n *Notifier) Close() error {
 func (n *Notifier) DeliverDue(ctx context.Context) (int, error) {
 	count := 0
 	for {
-		d, err := n.cfg.Store.ClaimDelivery(ctx, n.cfg.Owner, n.now(), n.cfg.Lease)
-		if errors.Is(err, transcribe.ErrNoJob) {
+		d, err := n.cfg.Queue.ClaimDelivery(ctx, Claim{Owner: n.cfg.Owner, Now: n.now(), Lease: n.cfg.Lease})
+		if errors.Is(err, ErrNoDelivery) {
 			return count, nil
 		}
 		if err != nil {
@@ -418,26 +471,28 @@ func errText(err error) string {
 
 // attempt makes one attempt of d, which this dispatcher has claimed, and
 // stores the outcome.
-func (n *Notifier) attempt(ctx context.Context, d *transcribe.Delivery) {
+func (n *Notifier) attempt(ctx context.Context, d *Delivery) {
 	log := n.log.With("delivery", d.ID, "transcript", d.TranscriptID)
-	// Finish the bookkeeping even when ctx is cancelled right after the
-	// receiver answered.
-	bg, cancelBG := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancelBG()
-
-	plain, err := n.cfg.Cipher.Open(d.ID, d.Data)
+	plain, err := n.cipher.Open(d.ID, d.Data)
 	var p payload
 	if err == nil {
 		err = json.Unmarshal(plain, &p)
 	}
 	if err != nil {
 		log.Error("webhook: cannot read stored delivery; dropping it", "err", err)
-		n.finish(bg, log, d, true)
+		n.finish(ctx, log, d, true)
 		return
 	}
 	log = log.With("url", redact(string(p.URL)), "event", p.Event)
 
 	resp, outcome, err := n.send(ctx, &p)
+	// The bookkeeping gets a context of its own, started after the attempt:
+	// an attempt that used its whole timeout (a slow receiver) must not
+	// leave the outcome unstored, or the delivery would be sent again and
+	// again when its lease runs out. It also finishes when ctx is cancelled
+	// right after the receiver answered.
+	bg, cancelBG := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	defer cancelBG()
 	code := 0
 	if resp != nil {
 		code = resp.StatusCode
@@ -446,7 +501,7 @@ func (n *Notifier) attempt(ctx context.Context, d *transcribe.Delivery) {
 		// Shutting down: leave the delivery for the next dispatcher.
 		log.Info("webhook: attempt interrupted by shutdown; will be retried", "err", errText(err))
 		d.LeaseOwner, d.LeaseUntil = n.cfg.Owner, n.released()
-		if uerr := n.cfg.Store.UpdateDelivery(bg, d); uerr != nil {
+		if uerr := n.cfg.Queue.UpdateDelivery(bg, d); uerr != nil {
 			log.Warn("webhook: releasing delivery", "err", uerr)
 		}
 		return
@@ -488,11 +543,21 @@ func (n *Notifier) attempt(ctx context.Context, d *transcribe.Delivery) {
 // owner stays set so UpdateDelivery still checks that we held the lease.
 func (n *Notifier) released() time.Time { return n.now().Add(-time.Second) }
 
-// finish stores d's outcome and releases its lease.
-func (n *Notifier) finish(ctx context.Context, log *slog.Logger, d *transcribe.Delivery, done bool) {
+// storeTimeout bounds the storing of one attempt's outcome.
+const storeTimeout = 10 * time.Second
+
+// finish stores d's outcome and releases its lease. A finished delivery's
+// NextAttempt becomes the time it finished, which PurgeDeliveries goes by.
+func (n *Notifier) finish(ctx context.Context, log *slog.Logger, d *Delivery, done bool) {
+	if done {
+		ctx2, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+		defer cancel()
+		ctx = ctx2
+		d.NextAttempt = n.now()
+	}
 	d.Done = done
 	d.LeaseOwner, d.LeaseUntil = n.cfg.Owner, n.released()
-	if err := n.cfg.Store.UpdateDelivery(ctx, d); err != nil {
+	if err := n.cfg.Queue.UpdateDelivery(ctx, d); err != nil {
 		if errors.Is(err, transcribe.ErrLeaseLost) {
 			log.Warn("webhook: delivery lease was taken over before the outcome was stored", "err", err)
 			return

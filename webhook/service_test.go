@@ -50,26 +50,23 @@ func TestWithService(t *testing.T) {
 			rcv := newReceiver(t, c, tc.statuses...)
 			store := memory.New()
 			defer store.Close()
-			rec := &recordingStore{Store: store, updates: make(chan transcribe.Delivery, 10)}
-			var svc *transcribe.Service
-			var hooks *webhook.Notifier
-			key := transcribe.NewKey()
-			svc, err := transcribe.NewService(transcribe.Config{
-				Store: store, Blobs: memory.NewBlobStore(), Key: key,
-				Recognizer: &transcribetest.FakeRecognizer{Text: "hello webhook world"},
-				Decoder:    toneDecoder{}, Fetcher: fakeFetcher{},
-				PublicURL: "http://127.0.0.1:1", Workers: 1, PollInterval: 10 * time.Millisecond,
-				Notifier: transcribe.NotifierFunc(func(ctx context.Context, n transcribe.Notification) error {
-					return hooks.Notify(ctx, n)
-				}),
+			rec := &recordingStore{Queue: store, updates: make(chan webhook.Delivery, 10)}
+			// Built in dependency order, as a server does: the notifier
+			// first (queue, its own key, the store's webhook status), then
+			// the Service that notifies it.
+			hooks, err := webhook.New(webhook.Config{
+				Queue: rec, Key: transcribe.NewKey(), AllowPrivate: true,
+				OnStatus: store.SetWebhookStatus, Now: c.Now, PollInterval: 5 * time.Millisecond,
 				Logger: quietLogger(),
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			hooks, err = webhook.New(webhook.Config{
-				Store: rec, Cipher: svc.Cipher(), AllowPrivate: true,
-				OnStatus: svc.SetWebhookStatus, Now: c.Now, PollInterval: 5 * time.Millisecond,
+			svc, err := transcribe.NewService(transcribe.Config{
+				Store: store, Blobs: memory.NewBlobStore(), Key: transcribe.NewKey(),
+				Recognizer: &transcribetest.FakeRecognizer{Text: "hello webhook world"},
+				Decoder:    toneDecoder{}, Fetcher: fakeFetcher{}, AllowPrivateURLs: true,
+				Workers: 1, PollInterval: 10 * time.Millisecond, Notifier: hooks,
 				Logger: quietLogger(),
 			})
 			if err != nil {
@@ -86,7 +83,7 @@ func TestWithService(t *testing.T) {
 				"webhook_auth_header_name":"X-Hook-Token","webhook_auth_header_value":"t0ken"}`), &p); err != nil {
 				t.Fatal(err)
 			}
-			tr, err := svc.Submit(context.Background(), "proj", p)
+			tr, err := svc.Submit(context.Background(), "proj", transcribe.SubmitRequest{Params: p})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/storage/sqlite"
-	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
@@ -32,7 +31,7 @@ func TestSQLiteRetrySurvivesReopen(t *testing.T) {
 	rcv := newReceiver(t, e.clock, 500, 200)
 
 	st := openSQLite(t, path)
-	e.store = &recordingStore{Store: st, updates: make(chan transcribe.Delivery, 100)}
+	e.store = &recordingStore{Queue: st, updates: make(chan webhook.Delivery, 100)}
 	a := e.notifier(t, nil)
 	note := completed("tr-sqlite", rcv.URL+"?a=1&b=2")
 	note.HeaderName, note.HeaderValue = "X-Hook-Key", "k3y"
@@ -47,7 +46,7 @@ func TestSQLiteRetrySurvivesReopen(t *testing.T) {
 
 	st2 := openSQLite(t, path)
 	defer st2.Close()
-	e.store = &recordingStore{Store: st2, updates: make(chan transcribe.Delivery, 100)}
+	e.store = &recordingStore{Queue: st2, updates: make(chan webhook.Delivery, 100)}
 	b := e.notifier(t, nil)
 	e.clock.Advance(10*time.Second - time.Millisecond)
 	deliverDue(t, b, 0)
@@ -71,13 +70,9 @@ func TestKill9Child(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := transcribe.NewCipher(key)
-	if err != nil {
-		t.Fatal(err)
-	}
 	st := openSQLite(t, db)
 	n, err := webhook.New(webhook.Config{
-		Store: st, Cipher: c, AllowPrivate: true, Owner: "child",
+		Queue: st, Key: key, AllowPrivate: true, Owner: "child",
 		Timeout: time.Second, Lease: 2 * time.Second, PollInterval: 10 * time.Millisecond,
 		Policy: webhook.Policy{Backoff: webhook.ConstantBackoff(300 * time.Millisecond)},
 		Logger: quietLogger(),
@@ -159,9 +154,8 @@ func TestKill9Durability(t *testing.T) {
 	}
 	cmd.Wait()
 
-	c, _ := transcribe.NewCipher(e.key)
 	b, err := webhook.New(webhook.Config{
-		Store: st, Cipher: c, AllowPrivate: true, Owner: "parent",
+		Queue: st, Key: e.key, AllowPrivate: true, Owner: "parent",
 		PollInterval: 20 * time.Millisecond, Logger: quietLogger(), OnStatus: e.status.OnStatus,
 	})
 	if err != nil {

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -83,7 +85,10 @@ func TestStoredDeliveryIsSealed(t *testing.T) {
 		}
 	}
 	// Sealed for this delivery id with this key.
-	c, _ := transcribe.NewCipher(e.key)
+	c, err := transcribe.NewCipher(e.key)
+	if err != nil {
+		t.Fatal(err)
+	}
 	plain, err := c.Open(d.ID, d.Data)
 	if err != nil {
 		t.Fatalf("Data does not open with the delivery id: %v", err)
@@ -108,7 +113,7 @@ func TestErrorStatusAndRedactedAudioBodies(t *testing.T) {
 	}
 	deliverDue(t, n, 1)
 	e.clock.Advance(time.Second)
-	audio := transcribe.Notification{Event: transcribe.EventRedactedAudio, TranscriptID: "tr-err", URL: rcv.URL + "/?x=1", RedactedAudioURL: "https://earshot.example/v2/redacted/abc.mp3"}
+	audio := transcribe.Notification{Event: transcribe.EventRedactedAudio, TranscriptID: "tr-err", URL: rcv.URL + "/?x=1"}
 	if err := n.Notify(ctx, audio); err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +125,7 @@ func TestErrorStatusAndRedactedAudioBodies(t *testing.T) {
 	if want := `{"transcript_id":"tr-err","status":"error"}`; hits[0].Body != want {
 		t.Errorf("error body %s, want %s", hits[0].Body, want)
 	}
-	if want := `{"status":"redacted_audio_ready","redacted_audio_url":"https://earshot.example/v2/redacted/abc.mp3"}`; hits[1].Body != want {
+	if want := `{"status":"redacted_audio_ready","redacted_audio_url":"https://earshot.example/v2/redacted-audio/tr-err/sig"}`; hits[1].Body != want {
 		t.Errorf("redacted audio body %s, want %s", hits[1].Body, want)
 	}
 	if hits[1].Query != "x=1" {
@@ -439,8 +444,8 @@ func TestNotifyValidation(t *testing.T) {
 		"bad header name":    func(x *transcribe.Notification) { x.HeaderName, x.HeaderValue = "X Bad", "v" },
 		"value without name": func(x *transcribe.Notification) { x.HeaderValue = "v" },
 		"CRLF in value":      func(x *transcribe.Notification) { x.HeaderName, x.HeaderValue = "X-A", "v\r\nX-Injected: 1" },
-		"redacted no url": func(x *transcribe.Notification) {
-			x.Event = transcribe.EventRedactedAudio
+		"redacted no transcript id": func(x *transcribe.Notification) {
+			x.Event, x.TranscriptID = transcribe.EventRedactedAudio, ""
 		},
 	}
 	for name, edit := range bad {
@@ -449,6 +454,13 @@ func TestNotifyValidation(t *testing.T) {
 		if err := n.Notify(context.Background(), note); !errors.Is(err, webhook.ErrInvalid) {
 			t.Errorf("%s: Notify = %v, want ErrInvalid", name, err)
 		}
+	}
+	// Without a URL renderer a redacted-audio webhook cannot be made.
+	plain := e.notifier(t, func(c *webhook.Config) { c.RedactedAudioURL = nil })
+	audio := good
+	audio.Event = transcribe.EventRedactedAudio
+	if err := plain.Notify(context.Background(), audio); !errors.Is(err, webhook.ErrInvalid) {
+		t.Errorf("redacted audio without a renderer: Notify = %v, want ErrInvalid", err)
 	}
 	if len(e.store.added) != 0 {
 		t.Errorf("invalid notifications were stored: %d", len(e.store.added))
@@ -460,22 +472,23 @@ func TestNotifyValidation(t *testing.T) {
 
 func TestConfigValidation(t *testing.T) {
 	e := newEnv(t)
-	c, _ := transcribe.NewCipher(e.key)
+	key := e.key
 	cases := map[string]webhook.Config{
-		"no store":         {Cipher: c},
-		"no cipher":        {Store: e.store},
-		"negative timeout": {Store: e.store, Cipher: c, Timeout: -1},
-		"negative poll":    {Store: e.store, Cipher: c, PollInterval: -1},
-		"negative conc":    {Store: e.store, Cipher: c, Concurrency: -1},
-		"lease <= timeout": {Store: e.store, Cipher: c, Timeout: 10 * time.Second, Lease: 5 * time.Second},
-		"lease <= default": {Store: e.store, Cipher: c, Lease: 10 * time.Second},
+		"no queue":         {Key: key},
+		"no key":           {Queue: e.store},
+		"short key":        {Queue: e.store, Key: key[:16]},
+		"negative timeout": {Queue: e.store, Key: key, Timeout: -1},
+		"negative poll":    {Queue: e.store, Key: key, PollInterval: -1},
+		"negative conc":    {Queue: e.store, Key: key, Concurrency: -1},
+		"lease <= timeout": {Queue: e.store, Key: key, Timeout: 10 * time.Second, Lease: 5 * time.Second},
+		"lease <= default": {Queue: e.store, Key: key, Lease: 10 * time.Second},
 	}
 	for name, cfg := range cases {
 		if _, err := webhook.New(cfg); err == nil || !strings.HasPrefix(err.Error(), "webhook: Config.") {
 			t.Errorf("%s: New = %v, want an error naming the field", name, err)
 		}
 	}
-	if _, err := webhook.New(webhook.Config{Store: e.store, Cipher: c}); err != nil {
+	if _, err := webhook.New(webhook.Config{Queue: e.store, Key: key}); err != nil {
 		t.Errorf("minimal config: %v", err)
 	}
 }
@@ -514,5 +527,98 @@ func TestDefaultClientIsGuarded(t *testing.T) {
 	deliverDue(t, n, 0)
 	if out := logs.String(); !strings.Contains(out, "169.254.169.254") || !strings.Contains(out, "link-local") {
 		t.Errorf("log does not explain the refusal:\n%s", out)
+	}
+}
+
+// deadlineQueue records how much time the context of each UpdateDelivery
+// had left.
+type deadlineQueue struct {
+	webhook.Queue
+	mu   sync.Mutex
+	left []time.Duration
+}
+
+func (q *deadlineQueue) UpdateDelivery(ctx context.Context, d *webhook.Delivery) error {
+	if dl, ok := ctx.Deadline(); ok {
+		q.mu.Lock()
+		q.left = append(q.left, time.Until(dl))
+		q.mu.Unlock()
+	}
+	return q.Queue.UpdateDelivery(ctx, d)
+}
+
+// TestSlowReceiverOutcomeStored: a receiver slower than the attempt
+// timeout is tried once (a timeout is "cannot be reached": no retries) and
+// the outcome is stored with a context of its own, started after the
+// attempt, so that it is never lost to the attempt's used-up time (which
+// made the delivery go out again every time its lease ran out).
+func TestSlowReceiverOutcomeStored(t *testing.T) {
+	e := newEnv(t)
+	var hits atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	q := &deadlineQueue{Queue: e.store}
+	n := e.notifier(t, func(c *webhook.Config) { c.Queue = q; c.Timeout = 1500 * time.Millisecond })
+	if err := n.Notify(context.Background(), completed("tr-slow", srv.URL)); err != nil {
+		t.Fatal(err)
+	}
+	deliverDue(t, n, 1)
+	e.clock.Advance(time.Hour) // any lease and retry time is long past
+	deliverDue(t, n, 0)
+	if hits.Load() != 1 {
+		t.Errorf("slow receiver got %d requests, want 1", hits.Load())
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.left) != 1 || q.left[0] < 9*time.Second {
+		t.Errorf("outcome stored with %v left on its context, want a fresh ~10s", q.left)
+	}
+}
+
+// TestRunPurgesFinished: a running dispatcher deletes finished deliveries
+// once they are older than KeepDone, and keeps younger ones.
+func TestRunPurgesFinished(t *testing.T) {
+	e := newEnv(t)
+	rcv := newReceiver(t, e.clock, 200)
+	n := e.notifier(t, func(c *webhook.Config) { c.KeepDone = time.Hour; c.PurgeInterval = 10 * time.Millisecond })
+	ctx := context.Background()
+	if err := n.Notify(ctx, completed("tr-old", rcv.URL)); err != nil {
+		t.Fatal(err)
+	}
+	deliverDue(t, n, 1)
+	e.clock.Advance(2 * time.Hour)
+	if err := n.Notify(ctx, completed("tr-new", rcv.URL)); err != nil {
+		t.Fatal(err)
+	}
+	deliverDue(t, n, 1)
+	e.store.mu.Lock()
+	old, young := e.store.added[0], e.store.added[1]
+	e.store.mu.Unlock()
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { n.Run(runCtx); close(done) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := e.store.Queue.AddDelivery(ctx, &webhook.Delivery{ID: old.ID, TranscriptID: "probe", Done: true, NextAttempt: e.clock.Now()})
+		if err == nil {
+			break // purged
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the old finished delivery was not purged: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if err := e.store.Queue.AddDelivery(ctx, &webhook.Delivery{ID: young.ID, TranscriptID: "probe"}); !errors.Is(err, transcribe.ErrExists) {
+		t.Errorf("the young finished delivery was purged: %v", err)
 	}
 }

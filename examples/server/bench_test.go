@@ -27,8 +27,7 @@ func benchService(b *testing.B, rec transcribe.Recognizer, workers int) (*transc
 	done := make(chan string, 16)
 	svc, err := transcribe.NewService(transcribe.Config{
 		Store: memory.New(), Blobs: memory.NewBlobStore(), Recognizer: rec, Decoder: dec, Key: transcribe.NewKey(),
-		PublicURL: "http://bench.test",
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)), Workers: workers, Stages: pipeline.Default(), TempDir: b.TempDir(),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Workers: workers, Stages: pipeline.Default(pipeline.Options{}), TempDir: b.TempDir(),
 		Notifier: transcribe.NotifierFunc(func(ctx context.Context, n transcribe.Notification) error { done <- n.TranscriptID; return nil }),
 	})
 	if err != nil {
@@ -49,7 +48,7 @@ func submitClip(b *testing.B, svc *transcribe.Service, clip string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := svc.Submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: svc.UploadURL(u.ID), WebhookURL: transcribe.String("https://hook.test/")}); err != nil {
+	if _, err := svc.Submit(context.Background(), "p", transcribe.SubmitRequest{UploadID: u.ID, Params: transcribe.TranscriptParams{WebhookURL: transcribe.String("https://hook.test/")}}); err != nil {
 		b.Fatal(err)
 	}
 }

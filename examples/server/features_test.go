@@ -74,8 +74,8 @@ func TestWebhooks(t *testing.T) {
 		w.WriteHeader(200)
 	}))
 	defer recv.Close()
-	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS=k:p", "EARSHOT_WEBHOOK_RETRY_INTERVAL=1s")
-	c := client(s, "k")
+	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS="+keyK+":p", "EARSHOT_WEBHOOK_RETRY_INTERVAL=1s")
+	c := client(s, keyK)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	tr := submitFile(t, ctx, c, wav, &aai.TranscriptOptionalParams{
@@ -115,7 +115,7 @@ func TestWebhooks(t *testing.T) {
 	}
 	// The header value is never echoed.
 	raw, _ := http.NewRequest("GET", s.URL+"/v2/transcript/"+*tr.ID, nil)
-	raw.Header.Set("Authorization", "k")
+	raw.Header.Set("Authorization", keyK)
 	res, err := http.DefaultClient.Do(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -141,8 +141,8 @@ func TestWebhooks(t *testing.T) {
 // TestAudioURLRefused: private and metadata addresses are refused by default.
 func TestAudioURLRefused(t *testing.T) {
 	addr := freeAddr(t)
-	srv := startServerEnv(t, t.TempDir(), addr, false, "EARSHOT_API_KEYS=k:p")
-	c := client(srv, "k")
+	srv := startServerEnv(t, t.TempDir(), addr, false, "EARSHOT_API_KEYS="+keyK+":p")
+	c := client(srv, keyK)
 	ctx := context.Background()
 	for _, u := range []string{"http://169.254.169.254/latest/meta-data/", "http://127.0.0.1:22/", "http://[::1]/a.wav", "http://10.0.0.1/a.wav"} {
 		_, err := c.Transcripts.SubmitFromURL(ctx, u, nil)
@@ -173,8 +173,8 @@ func asAPIError(err error, target *aai.APIError) bool {
 // TestPIIRedactionEndToEnd is the scenario through the Go SDK.
 func TestPIIRedactionEndToEnd(t *testing.T) {
 	wav := testaudio.Speech(t, "slt", "hi my name is sarah johnson and my number is five five five one two three four")
-	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS=k:p")
-	c := client(s, "k")
+	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS="+keyK+":p")
+	c := client(s, keyK)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	tr := submitFile(t, ctx, c, wav, &aai.TranscriptOptionalParams{
@@ -294,8 +294,8 @@ func TestSpeakersAndChannels(t *testing.T) {
 	}
 	convo := testaudio.Sox(t, "wav", args...)
 
-	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS=k:p")
-	c := client(s, "k")
+	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS="+keyK+":p")
+	c := client(s, keyK)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	tr := submitFile(t, ctx, c, convo, &aai.TranscriptOptionalParams{SpeakerLabels: aai.Bool(true)})

@@ -23,15 +23,15 @@ func TestRealtimeThroughServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS=k:p")
+	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS="+keyK+":p")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	tok, err := client(s, "k").RealTime.CreateTemporaryToken(ctx, 60)
+	tok, err := client(s, keyK).RealTime.CreateTemporaryToken(ctx, 60)
 	if err != nil || tok.Token == nil {
 		t.Fatalf("token: %v", err)
 	}
 	wsURL := "ws" + strings.TrimPrefix(s.URL, "http") + "/v2/realtime/ws"
-	for _, auth := range []aai.RealTimeClientOption{aai.WithRealTimeAuthToken(*tok.Token), aai.WithRealTimeAPIKey("k")} {
+	for _, auth := range []aai.RealTimeClientOption{aai.WithRealTimeAuthToken(*tok.Token), aai.WithRealTimeAPIKey(keyK)} {
 		var mu sync.Mutex
 		var finals []string
 		terminated := false

@@ -82,13 +82,13 @@ func TestJSSDKREST(t *testing.T) {
 	dir := restJSDir(t)
 	wav := testaudio.Speech(t, "slt", "hello from new york this is a test of the transcription service")
 	piiWav := testaudio.Speech(t, "slt", "hi my name is sarah johnson and my number is five five five one two three four")
-	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS=jskey:jsproject")
+	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS="+keyJS+":jsproject")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "rest.cjs")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "EARSHOT_URL="+s.URL, "EARSHOT_KEY=jskey", "EARSHOT_WAV="+wav, "EARSHOT_PII_WAV="+piiWav)
+	cmd.Env = append(os.Environ(), "EARSHOT_URL="+s.URL, "EARSHOT_KEY="+keyJS, "EARSHOT_WAV="+wav, "EARSHOT_PII_WAV="+piiWav)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
@@ -135,7 +135,7 @@ func TestJSSDKREST(t *testing.T) {
 	}
 	// The message the SDK surfaced is the server's error string.
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+"/v2/transcript/does-not-exist", nil)
-	req.Header.Set("Authorization", "jskey")
+	req.Header.Set("Authorization", keyJS)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,14 @@ import (
 // loopback with its embedded defaults (SQLite, files, pocketsphinx), and
 // drive it with the official AssemblyAI Go SDK v1.10.0.
 
+// Test API keys: the server refuses keys shorter than 16 characters.
+const (
+	keyK  = "test-key-k-0123456789"
+	keyK1 = "test-key-k1-0123456789"
+	keyK2 = "test-key-k2-0123456789"
+	keyJS = "test-key-js-0123456789"
+)
+
 var (
 	buildOnce sync.Once
 	binPath   string
@@ -149,8 +157,8 @@ const speechText = "hello world this is a test of the transcription service"
 
 func TestGoSDKEndToEnd(t *testing.T) {
 	wav := testaudio.Speech(t, "slt", speechText)
-	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS=k1:p1,k2:p2")
-	c := client(s, "k1")
+	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS="+keyK1+":p1,"+keyK2+":p2")
+	c := client(s, keyK1)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
@@ -167,7 +175,7 @@ func TestGoSDKEndToEnd(t *testing.T) {
 		t.Fatal("empty upload_url")
 	}
 	// Another project's key may not use the upload.
-	_, err = client(s, "k2").Transcripts.SubmitFromURL(ctx, uploadURL, nil)
+	_, err = client(s, keyK2).Transcripts.SubmitFromURL(ctx, uploadURL, nil)
 	var apiErr aai.APIError
 	if !errors.As(err, &apiErr) || apiErr.Status != 403 || apiErr.Message != "Cannot access uploaded file" {
 		t.Fatalf("cross-project submit: want 403 Cannot access uploaded file, got %v", err)
@@ -283,7 +291,7 @@ func TestGoSDKEndToEnd(t *testing.T) {
 	}
 
 	// Other projects see nothing.
-	if _, err := client(s, "k2").Transcripts.Get(ctx, id); !errors.As(err, &apiErr) || apiErr.Status != 404 {
+	if _, err := client(s, keyK2).Transcripts.Get(ctx, id); !errors.As(err, &apiErr) || apiErr.Status != 404 {
 		t.Fatalf("cross-project get: %v", err)
 	}
 
@@ -358,9 +366,9 @@ func TestKill9Recovery(t *testing.T) {
 	wav := testaudio.Speech(t, "rms", "the quick brown fox jumps over the lazy dog")
 	data := t.TempDir()
 	addr := freeAddr(t)
-	env := []string{"EARSHOT_API_KEYS=k:p", "EARSHOT_WORKERS=1", "EARSHOT_JOB_LEASE=2s"}
+	env := []string{"EARSHOT_API_KEYS=" + keyK + ":p", "EARSHOT_WORKERS=1", "EARSHOT_JOB_LEASE=2s"}
 	s := startServer(t, data, addr, env...)
-	c := client(s, "k")
+	c := client(s, keyK)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var ids []string
@@ -379,7 +387,7 @@ func TestKill9Recovery(t *testing.T) {
 	}
 	s.stop(syscall.SIGKILL)
 	s2 := startServer(t, data, addr, env...)
-	c2 := client(s2, "k")
+	c2 := client(s2, keyK)
 	for _, id := range ids {
 		tr, err := c2.Transcripts.Wait(ctx, id)
 		if err != nil || tr.Status != "completed" {

@@ -57,52 +57,53 @@ func newServer(t testing.TB, o serverOptions) *server {
 	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	fault := new(atomic.Bool)
-	store := &faultyStore{Store: memory.New(), fail: fault}
 	blobs := &faultyBlobs{BlobStore: memory.NewBlobStore(), fail: fault}
 	dec, err := media.NewDecoder(media.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewUnstartedServer(nil)
-	var hooks *webhook.Notifier
 	rate := o.rateLimit
 	if rate == 0 {
 		rate = -1
 	}
+	mem := memory.New()
+	urls, err := httpapi.NewURLs("http://"+ts.Listener.Addr().String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks, err := webhook.New(webhook.Config{
+		Queue: mem, Key: transcribe.NewKey(), AllowPrivate: true, OnStatus: mem.SetWebhookStatus,
+		RedactedAudioURL: urls.RedactedAudio, PollInterval: 20 * time.Millisecond, Logger: quiet,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	svc, err := transcribe.NewService(transcribe.Config{
-		Store: store, Blobs: blobs, Decoder: dec, Key: transcribe.NewKey(),
-		Recognizer:     &transcribetest.FakeRecognizer{Text: "my name is sarah and i paid twenty five dollars hello world"},
-		Stages:         pipeline.Default(),
-		PublicURL:      "http://" + ts.Listener.Addr().String(),
-		Workers:        2,
-		PollInterval:   10 * time.Millisecond,
-		MaxUploadBytes: o.maxUploadBytes,
-		Logger:         quiet,
-		Notifier: transcribe.NotifierFunc(func(ctx context.Context, n transcribe.Notification) error {
-			return hooks.Notify(ctx, n)
-		}),
+		Store: &faultyStore{Store: mem, fail: fault}, Uploads: mem, Blobs: blobs, Decoder: dec, Key: transcribe.NewKey(),
+		Recognizer:       &transcribetest.FakeRecognizer{Text: "my name is sarah and i paid twenty five dollars hello world"},
+		Stages:           pipeline.Default(pipeline.Options{}),
+		AllowPrivateURLs: true,
+		Workers:          2,
+		PollInterval:     10 * time.Millisecond,
+		MaxUploadBytes:   o.maxUploadBytes,
+		Logger:           quiet,
+		Notifier:         hooks,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hooks, err = webhook.New(webhook.Config{
-		Store: store, Cipher: svc.Cipher(), AllowPrivate: true, OnStatus: svc.SetWebhookStatus,
-		PollInterval: 20 * time.Millisecond, Logger: quiet,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var api *httpapi.API
+	auth := httpapi.Keys{key1: "p1", key2: "p2", key3: "p3"}
 	rt, err := realtime.NewHandler(realtime.Config{
 		Recognizer:     &streamRecognizer{},
-		Authenticate:   func(r *http.Request) (string, bool) { return api.Authenticate(r) },
+		Authenticate:   httpapi.AuthFunc(auth),
 		OriginPatterns: []string{"app.earshot.invalid"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	api, err = httpapi.New(httpapi.Config{
-		Service: svc, Auth: httpapi.Keys{key1: "p1", key2: "p2", key3: "p3"},
+	api, err := httpapi.New(httpapi.Config{
+		Service: svc, Auth: auth, URLs: urls,
 		Realtime: rt, RealtimeToken: rt.TokenHandler(),
 		RateLimit: rate, RateBurst: o.rateBurst, Logger: quiet,
 	})

@@ -1,5 +1,6 @@
 // Package memory holds Earshot's in-memory reference adapters: Store (a
-// transcribe.Store) and BlobStore (a transcribe.BlobStore).
+// transcribe.Store, transcribe.UploadStore and webhook.Queue) and
+// BlobStore (a transcribe.BlobStore).
 //
 // Entry points: New returns an empty *Store, NewBlobStore an empty
 // *BlobStore. Both are safe for concurrent use by several goroutines and
@@ -9,11 +10,12 @@
 //
 // They are the executable form of the contracts in transcribe/store.go and
 // the self-test of transcribe/transcribetest: TestConformance runs
-// RunStoreTests and RunBlobStoreTests against them. Choices where the
+// RunStoreTests, RunUploadStoreTests, webhooktest.RunQueueTests and
+// RunBlobStoreTests against them. Choices where the
 // contract leaves room:
 //   - Records, uploads and deliveries are deep-copied in and out; times are
 //     stored in UTC without a monotonic reading.
-//   - List with Limit <= 0 returns every match.
+//   - List with Limit <= 0 returns every match, without Data.
 //   - ClaimJob picks the lowest Seq; ClaimDelivery the earliest
 //     NextAttempt, ties broken by id.
 //   - CreateUpload of an id already present returns ErrExists.

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/webhook"
 )
 
 // ErrClosed is returned by every method of a Store or BlobStore after Close.
 var ErrClosed = errors.New("memory: store is closed")
 
-// Store is an in-memory transcribe.Store. The zero value is not usable; call
-// New. It is safe for concurrent use by several goroutines. Records are
+// Store is an in-memory transcribe.Store, transcribe.UploadStore and
+// webhook.Queue. The zero value is not usable; call New. It is safe for concurrent use by several goroutines. Records are
 // copied on the way in and on the way out, so callers never share memory
 // with the store. Nothing survives the process.
 type Store struct {
@@ -26,17 +27,21 @@ type Store struct {
 	records    map[string]*transcribe.Record
 	order      []*transcribe.Record // by Seq, ascending
 	uploads    map[string]*transcribe.Upload
-	deliveries map[string]*transcribe.Delivery
+	deliveries map[string]*webhook.Delivery
 }
 
-var _ transcribe.Store = (*Store)(nil)
+var (
+	_ transcribe.Store       = (*Store)(nil)
+	_ transcribe.UploadStore = (*Store)(nil)
+	_ webhook.Queue          = (*Store)(nil)
+)
 
 // New returns an empty Store.
 func New() *Store {
 	return &Store{
 		records:    map[string]*transcribe.Record{},
 		uploads:    map[string]*transcribe.Upload{},
-		deliveries: map[string]*transcribe.Delivery{},
+		deliveries: map[string]*webhook.Delivery{},
 	}
 }
 
@@ -67,10 +72,11 @@ func cloneRecord(r *transcribe.Record) *transcribe.Record {
 	c := *r
 	c.Created, c.Completed, c.LeaseUntil = utc(r.Created), utc(r.Completed), utc(r.LeaseUntil)
 	c.Data = slices.Clone(r.Data)
+	c.Summary = slices.Clone(r.Summary)
 	return &c
 }
 
-func cloneDelivery(d *transcribe.Delivery) *transcribe.Delivery {
+func cloneDelivery(d *webhook.Delivery) *webhook.Delivery {
 	c := *d
 	c.NextAttempt, c.LeaseUntil = utc(d.NextAttempt), utc(d.LeaseUntil)
 	c.Data = slices.Clone(d.Data)
@@ -129,14 +135,29 @@ func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
 	}
 	c := cloneRecord(r)
 	// Update changes the record in place so that order keeps pointing at it.
-	cur.ProjectID, cur.Status, cur.Deleted = c.ProjectID, c.Status, c.Deleted
-	cur.Completed, cur.LeaseOwner, cur.LeaseUntil, cur.Data = c.Completed, c.LeaseOwner, c.LeaseUntil, c.Data
+	cur.Status, cur.Deleted, cur.Completed = c.Status, c.Deleted, c.Completed
+	cur.LeaseOwner, cur.LeaseUntil, cur.Failures = c.LeaseOwner, c.LeaseUntil, c.Failures
+	cur.Summary, cur.Data = c.Summary, c.Data
 	return nil
 }
 
-// matches reports whether r passes every filter of q except Limit and the
-// Seq bounds' ordering.
-func matches(r *transcribe.Record, q *transcribe.ListQuery) bool {
+// SetWebhookStatus implements transcribe.Store.
+func (s *Store) SetWebhookStatus(ctx context.Context, id string, code int) error {
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	r, ok := s.records[id]
+	if !ok {
+		return fmt.Errorf("memory: transcript %s: %w", id, transcribe.ErrNotFound)
+	}
+	r.WebhookStatus = code
+	return nil
+}
+
+// matches reports whether r passes every filter of q except Limit; the
+// cursors are given as Seq bounds (0: none).
+func matches(r *transcribe.Record, q *transcribe.ListQuery, beforeSeq, afterSeq int64) bool {
 	switch {
 	case r.ProjectID != q.ProjectID:
 		return false
@@ -148,17 +169,18 @@ func matches(r *transcribe.Record, q *transcribe.ListQuery) bool {
 		return false
 	case !q.CreatedBefore.IsZero() && !r.Created.Before(q.CreatedBefore):
 		return false
-	case q.BeforeSeq > 0 && r.Seq >= q.BeforeSeq:
+	case beforeSeq > 0 && r.Seq >= beforeSeq:
 		return false
-	case q.AfterSeq > 0 && r.Seq <= q.AfterSeq:
+	case afterSeq > 0 && r.Seq <= afterSeq:
 		return false
 	}
 	return true
 }
 
 // List implements transcribe.Store. Records come newest (highest Seq)
-// first. With AfterSeq set, the Limit oldest records newer than AfterSeq
-// are selected and then returned newest first. Limit <= 0 means no limit.
+// first, without Data. With AfterID set, the Limit oldest records newer
+// than it are selected and then returned newest first. Limit <= 0 means
+// no limit.
 func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe.Record, error) {
 	if q.ProjectID == "" {
 		return nil, errors.New("memory: List: ProjectID is required")
@@ -167,44 +189,51 @@ func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe
 		return nil, err
 	}
 	defer s.mu.Unlock()
+	var before, after int64
+	for _, c := range []struct {
+		id  string
+		dst *int64
+	}{{q.BeforeID, &before}, {q.AfterID, &after}} {
+		if c.id == "" {
+			continue
+		}
+		r, ok := s.records[c.id]
+		if !ok || r.ProjectID != q.ProjectID {
+			return nil, fmt.Errorf("memory: transcript %s in project %s: %w", c.id, q.ProjectID, transcribe.ErrNotFound)
+		}
+		*c.dst = r.Seq
+	}
 	var out []*transcribe.Record
 	full := func() bool { return q.Limit > 0 && len(out) >= q.Limit }
-	if q.AfterSeq > 0 {
+	listed := func(r *transcribe.Record) *transcribe.Record {
+		c := cloneRecord(r)
+		c.Data = nil
+		return c
+	}
+	if after > 0 {
 		for _, r := range s.order {
 			if full() {
 				break
 			}
-			if matches(r, &q) {
-				out = append(out, cloneRecord(r))
+			if matches(r, &q, before, after) {
+				out = append(out, listed(r))
 			}
 		}
 		slices.Reverse(out)
 		return out, nil
 	}
 	for i := len(s.order) - 1; i >= 0 && !full(); i-- {
-		if r := s.order[i]; matches(r, &q) {
-			out = append(out, cloneRecord(r))
+		if r := s.order[i]; matches(r, &q, before, after) {
+			out = append(out, listed(r))
 		}
 	}
 	return out, nil
 }
 
-// SeqOf implements transcribe.Store.
-func (s *Store) SeqOf(ctx context.Context, projectID, id string) (int64, error) {
-	if err := s.lock(ctx); err != nil {
-		return 0, err
-	}
-	defer s.mu.Unlock()
-	r, ok := s.records[id]
-	if !ok || r.ProjectID != projectID {
-		return 0, fmt.Errorf("memory: transcript %s in project %s: %w", id, projectID, transcribe.ErrNotFound)
-	}
-	return r.Seq, nil
-}
-
 // ClaimJob implements transcribe.Store: the oldest (lowest Seq) record that
 // is queued, or processing with LeaseUntil before now, and not deleted.
-func (s *Store) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*transcribe.Record, error) {
+func (s *Store) ClaimJob(ctx context.Context, c transcribe.Claim) (*transcribe.Record, error) {
+	owner, now, lease := c.Owner, c.Now, c.Lease
 	if owner == "" {
 		return nil, errors.New("memory: ClaimJob: owner is empty")
 	}
@@ -220,6 +249,7 @@ func (s *Store) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 			r.Status = transcribe.StatusProcessing
 			r.LeaseOwner = owner
 			r.LeaseUntil = utc(now.Add(lease))
+			r.Claims++
 			return cloneRecord(r), nil
 		}
 	}
@@ -227,7 +257,8 @@ func (s *Store) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 }
 
 // ExtendLease implements transcribe.Store.
-func (s *Store) ExtendLease(ctx context.Context, id, owner string, until time.Time) error {
+func (s *Store) ExtendLease(ctx context.Context, l transcribe.Lease) error {
+	id, owner, until := l.ID, l.Owner, l.Until
 	if err := s.lock(ctx); err != nil {
 		return err
 	}
@@ -243,7 +274,7 @@ func (s *Store) ExtendLease(ctx context.Context, id, owner string, until time.Ti
 	return nil
 }
 
-// CreateUpload implements transcribe.Store; an id already present gives
+// CreateUpload implements transcribe.UploadStore; an id already present gives
 // an error wrapping transcribe.ErrExists.
 func (s *Store) CreateUpload(ctx context.Context, u *transcribe.Upload) error {
 	if u == nil || u.ID == "" {
@@ -262,7 +293,7 @@ func (s *Store) CreateUpload(ctx context.Context, u *transcribe.Upload) error {
 	return nil
 }
 
-// GetUpload implements transcribe.Store.
+// GetUpload implements transcribe.UploadStore.
 func (s *Store) GetUpload(ctx context.Context, id string) (*transcribe.Upload, error) {
 	if err := s.lock(ctx); err != nil {
 		return nil, err
@@ -276,7 +307,7 @@ func (s *Store) GetUpload(ctx context.Context, id string) (*transcribe.Upload, e
 	return &c, nil
 }
 
-// DeleteUpload implements transcribe.Store.
+// DeleteUpload implements transcribe.UploadStore.
 func (s *Store) DeleteUpload(ctx context.Context, id string) error {
 	if err := s.lock(ctx); err != nil {
 		return err
@@ -286,7 +317,7 @@ func (s *Store) DeleteUpload(ctx context.Context, id string) error {
 	return nil
 }
 
-// AttachUpload implements transcribe.Store.
+// AttachUpload implements transcribe.UploadStore.
 func (s *Store) AttachUpload(ctx context.Context, uploadID, transcriptID string) error {
 	if err := s.lock(ctx); err != nil {
 		return err
@@ -296,19 +327,26 @@ func (s *Store) AttachUpload(ctx context.Context, uploadID, transcriptID string)
 	if !ok {
 		return fmt.Errorf("memory: upload %s: %w", uploadID, transcribe.ErrNotFound)
 	}
+	if transcriptID != "" && u.TranscriptID != "" && u.TranscriptID != transcriptID {
+		return fmt.Errorf("memory: upload %s is used by transcript %s: %w", uploadID, u.TranscriptID, transcribe.ErrExists)
+	}
 	u.TranscriptID = transcriptID
 	return nil
 }
 
-// ExpiredUploads implements transcribe.Store.
-func (s *Store) ExpiredUploads(ctx context.Context, createdBefore time.Time, limit int) ([]*transcribe.Upload, error) {
+// ListUploads implements transcribe.UploadStore.
+func (s *Store) ListUploads(ctx context.Context, q transcribe.UploadQuery) ([]*transcribe.Upload, error) {
 	if err := s.lock(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
 	var out []*transcribe.Upload
 	for _, u := range s.uploads {
-		if u.TranscriptID == "" && u.Created.Before(createdBefore) {
+		switch {
+		case q.Unattached && u.TranscriptID != "":
+		case !q.CreatedBefore.IsZero() && !u.Created.Before(q.CreatedBefore):
+		case q.AfterID != "" && (u.Created.Before(q.AfterCreated) || (u.Created.Equal(q.AfterCreated) && u.ID <= q.AfterID)):
+		default:
 			c := *u
 			out = append(out, &c)
 		}
@@ -319,14 +357,14 @@ func (s *Store) ExpiredUploads(ctx context.Context, createdBefore time.Time, lim
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	if limit > 0 && len(out) > limit {
-		out = out[:limit]
+	if q.Limit > 0 && len(out) > q.Limit {
+		out = out[:q.Limit]
 	}
 	return out, nil
 }
 
-// AddDelivery implements transcribe.Store.
-func (s *Store) AddDelivery(ctx context.Context, d *transcribe.Delivery) error {
+// AddDelivery implements webhook.Queue.
+func (s *Store) AddDelivery(ctx context.Context, d *webhook.Delivery) error {
 	if d == nil || d.ID == "" {
 		return errors.New("memory: AddDelivery: delivery id is empty")
 	}
@@ -341,10 +379,11 @@ func (s *Store) AddDelivery(ctx context.Context, d *transcribe.Delivery) error {
 	return nil
 }
 
-// ClaimDelivery implements transcribe.Store: the not-done delivery with the
+// ClaimDelivery implements webhook.Queue: the not-done delivery with the
 // earliest NextAttempt at or before now whose lease is free (no owner) or
 // expired (LeaseUntil before now); ties go to the smaller id.
-func (s *Store) ClaimDelivery(ctx context.Context, owner string, now time.Time, lease time.Duration) (*transcribe.Delivery, error) {
+func (s *Store) ClaimDelivery(ctx context.Context, c webhook.Claim) (*webhook.Delivery, error) {
+	owner, now, lease := c.Owner, c.Now, c.Lease
 	if owner == "" {
 		return nil, errors.New("memory: ClaimDelivery: owner is empty")
 	}
@@ -352,7 +391,7 @@ func (s *Store) ClaimDelivery(ctx context.Context, owner string, now time.Time, 
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	var best *transcribe.Delivery
+	var best *webhook.Delivery
 	for _, d := range s.deliveries {
 		if d.Done || d.NextAttempt.After(now) {
 			continue
@@ -365,15 +404,15 @@ func (s *Store) ClaimDelivery(ctx context.Context, owner string, now time.Time, 
 		}
 	}
 	if best == nil {
-		return nil, fmt.Errorf("memory: %w", transcribe.ErrNoJob)
+		return nil, fmt.Errorf("memory: %w", webhook.ErrNoDelivery)
 	}
 	best.LeaseOwner = owner
 	best.LeaseUntil = utc(now.Add(lease))
 	return cloneDelivery(best), nil
 }
 
-// UpdateDelivery implements transcribe.Store.
-func (s *Store) UpdateDelivery(ctx context.Context, d *transcribe.Delivery) error {
+// UpdateDelivery implements webhook.Queue.
+func (s *Store) UpdateDelivery(ctx context.Context, d *webhook.Delivery) error {
 	if d == nil {
 		return errors.New("memory: UpdateDelivery: nil delivery")
 	}
@@ -385,11 +424,35 @@ func (s *Store) UpdateDelivery(ctx context.Context, d *transcribe.Delivery) erro
 	if !ok {
 		return fmt.Errorf("memory: delivery %s: %w", d.ID, transcribe.ErrNotFound)
 	}
-	if d.LeaseOwner != "" && cur.LeaseOwner != d.LeaseOwner {
+	if cur.LeaseOwner != d.LeaseOwner {
 		return fmt.Errorf("memory: delivery %s is leased by %q, not %q: %w", d.ID, cur.LeaseOwner, d.LeaseOwner, transcribe.ErrLeaseLost)
 	}
-	s.deliveries[d.ID] = cloneDelivery(d)
+	c := cloneDelivery(d)
+	c.TranscriptID = cur.TranscriptID
+	s.deliveries[d.ID] = c
 	return nil
+}
+
+// PurgeDeliveries implements webhook.Queue.
+func (s *Store) PurgeDeliveries(ctx context.Context, doneBefore time.Time, limit int) (int, error) {
+	if err := s.lock(ctx); err != nil {
+		return 0, err
+	}
+	defer s.mu.Unlock()
+	var ids []string
+	for id, d := range s.deliveries {
+		if d.Done && d.NextAttempt.Before(doneBefore) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	if limit > 0 && len(ids) > limit {
+		ids = ids[:limit]
+	}
+	for _, id := range ids {
+		delete(s.deliveries, id)
+	}
+	return len(ids), nil
 }
 
 // Close implements transcribe.Store. Later calls return ErrClosed; closing

@@ -14,7 +14,15 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/webhook"
 )
+
+// fullStore is what both stores implement.
+type fullStore interface {
+	transcribe.Store
+	transcribe.UploadStore
+	webhook.Queue
+}
 
 // The differential tests run the same operations on this Store and on the
 // reference storage/memory Store and require the same results: same
@@ -64,7 +72,7 @@ func (r *opReader) data() []byte {
 }
 
 func errClass(err error) string {
-	for _, e := range []error{transcribe.ErrNotFound, transcribe.ErrExists, transcribe.ErrLeaseLost, transcribe.ErrNoJob} {
+	for _, e := range []error{transcribe.ErrNotFound, transcribe.ErrExists, transcribe.ErrLeaseLost, transcribe.ErrNoJob, webhook.ErrNoDelivery} {
 		if errors.Is(err, e) {
 			return e.Error()
 		}
@@ -85,11 +93,12 @@ func fmtRecord(r *transcribe.Record) string {
 		}
 		return fmt.Sprint(x.Sub(base))
 	}
-	return fmt.Sprintf("{%s %s %s del=%v c=%s done=%s seq=%d owner=%q until=%s data=%x}",
-		r.ID, r.ProjectID, r.Status, r.Deleted, t(r.Created), t(r.Completed), r.Seq, r.LeaseOwner, t(r.LeaseUntil), r.Data)
+	return fmt.Sprintf("{%s %s %s del=%v c=%s done=%s seq=%d owner=%q until=%s claims=%d fail=%d hook=%d sum=%x data=%x}",
+		r.ID, r.ProjectID, r.Status, r.Deleted, t(r.Created), t(r.Completed), r.Seq, r.LeaseOwner, t(r.LeaseUntil),
+		r.Claims, r.Failures, r.WebhookStatus, r.Summary, r.Data)
 }
 
-func fmtDelivery(d *transcribe.Delivery) string {
+func fmtDelivery(d *webhook.Delivery) string {
 	if d == nil {
 		return "<nil>"
 	}
@@ -148,12 +157,12 @@ func (q seqs) record(r *transcribe.Record) *transcribe.Record {
 }
 
 // step applies one decoded operation to s and describes the outcome.
-func step(ctx context.Context, s transcribe.Store, sq *seqs, op []byte) (string, string) {
+func step(ctx context.Context, s fullStore, sq *seqs, op []byte) (string, string) {
 	r := &opReader{b: op}
 	switch r.pick(12) {
 	case 0, 1:
 		rec := &transcribe.Record{ID: r.id(), ProjectID: r.project(), Status: r.status(), Deleted: r.pick(4) == 0,
-			Created: r.at(), Completed: r.at(), LeaseOwner: r.owner(), LeaseUntil: r.at(), Data: r.data()}
+			Created: r.at(), Completed: r.at(), LeaseOwner: r.owner(), LeaseUntil: r.at(), Failures: r.pick(3), Summary: r.data(), Data: r.data()}
 		err := s.Create(ctx, rec)
 		if err == nil {
 			*sq = append(*sq, rec.Seq)
@@ -165,7 +174,8 @@ func step(ctx context.Context, s transcribe.Store, sq *seqs, op []byte) (string,
 		return "Get(" + id + ")", errClass(err) + " " + fmtRecord(sq.record(got))
 	case 3:
 		rec := &transcribe.Record{ID: r.id(), ProjectID: r.project(), Status: r.status(), Deleted: r.pick(4) == 0,
-			Created: r.at(), Completed: r.at(), LeaseOwner: r.owner(), LeaseUntil: r.at(), Data: r.data(), Seq: int64(r.pick(9))}
+			Created: r.at(), Completed: r.at(), LeaseOwner: r.owner(), LeaseUntil: r.at(), Data: r.data(), Seq: int64(r.pick(9)),
+			Claims: r.pick(3), Failures: r.pick(3), WebhookStatus: r.pick(3), Summary: r.data()}
 		return fmt.Sprintf("Update(%s)", fmtRecord(rec)), errClass(s.Update(ctx, rec))
 	case 4, 5:
 		q := transcribe.ListQuery{ProjectID: r.project(), Limit: r.pick(5), IncludeDeleted: r.pick(2) == 0}
@@ -179,59 +189,72 @@ func step(ctx context.Context, s transcribe.Store, sq *seqs, op []byte) (string,
 			q.CreatedBefore = r.at()
 		}
 		if r.pick(2) == 0 {
-			q.BeforeSeq = int64(r.pick(10))
+			q.BeforeID = r.id()
 		}
 		if r.pick(2) == 0 {
-			q.AfterSeq = int64(r.pick(10))
+			q.AfterID = r.id()
 		}
-		desc := fmt.Sprintf("List(%+v)", q) // with ordinals
-		q.BeforeSeq, q.AfterSeq = sq.real(q.BeforeSeq), sq.real(q.AfterSeq)
+		desc := fmt.Sprintf("List(%+v)", q)
 		got, err := s.List(ctx, q)
 		for i, rec := range got {
 			got[i] = sq.record(rec)
 		}
 		return desc, errClass(err) + " " + fmtRecords(got)
 	case 6:
-		p, id := r.project(), r.id()
-		seq, err := s.SeqOf(ctx, p, id)
-		if err == nil {
-			seq = sq.ordinal(seq)
-		}
-		return "SeqOf(" + p + "," + id + ")", fmt.Sprintf("%s %d", errClass(err), seq)
+		id, code := r.id(), r.pick(600)
+		return fmt.Sprintf("SetWebhookStatus(%s, %d)", id, code), errClass(s.SetWebhookStatus(ctx, id, code))
 	case 7:
 		owner, now, lease := []string{"w0", "w1"}[r.pick(2)], r.now(), time.Duration(r.pick(6))*time.Second
-		got, err := s.ClaimJob(ctx, owner, now, lease)
+		got, err := s.ClaimJob(ctx, transcribe.Claim{Owner: owner, Now: now, Lease: lease})
 		return fmt.Sprintf("ClaimJob(%s, %v, %v)", owner, now.Sub(base), lease), errClass(err) + " " + fmtRecord(sq.record(got))
 	case 8:
 		id, owner, until := r.id(), r.owner(), r.at()
-		return fmt.Sprintf("ExtendLease(%s, %q, %v)", id, owner, until), errClass(s.ExtendLease(ctx, id, owner, until))
+		return fmt.Sprintf("ExtendLease(%s, %q, %v)", id, owner, until), errClass(s.ExtendLease(ctx, transcribe.Lease{ID: id, Owner: owner, Until: until}))
 	case 9:
 		id := fmt.Sprintf("u%d", r.pick(3))
-		switch r.pick(3) {
+		switch r.pick(5) {
+		case 3:
+			tid := []string{"", "t1", "t2"}[r.pick(3)]
+			return fmt.Sprintf("AttachUpload(%s, %q)", id, tid), errClass(s.AttachUpload(ctx, id, tid))
+		case 4:
+			q := transcribe.UploadQuery{CreatedBefore: r.at(), Unattached: r.pick(2) == 0, Limit: r.pick(4)}
+			if r.pick(2) == 0 {
+				q.AfterCreated, q.AfterID = r.at(), fmt.Sprintf("u%d", r.pick(3))
+			}
+			us, err := s.ListUploads(ctx, q)
+			out := errClass(err)
+			for _, u := range us {
+				out += fmt.Sprintf(" %s %s %d %v %q", u.ID, u.ProjectID, u.Size, u.Created.Sub(base), u.TranscriptID)
+			}
+			return fmt.Sprintf("ListUploads(%+v)", q), out
 		case 0:
-			u := &transcribe.Upload{ID: id, ProjectID: r.project(), Size: int64(r.next()), Created: r.at()}
+			u := &transcribe.Upload{ID: id, ProjectID: r.project(), Size: int64(r.next()), Created: r.at(), TranscriptID: []string{"", "t1"}[r.pick(2)]}
 			return fmt.Sprintf("CreateUpload(%+v)", *u), errClass(s.CreateUpload(ctx, u))
 		case 1:
 			u, err := s.GetUpload(ctx, id)
 			out := errClass(err)
 			if u != nil {
-				out += fmt.Sprintf(" %s %s %d %v", u.ID, u.ProjectID, u.Size, u.Created.Sub(base))
+				out += fmt.Sprintf(" %s %s %d %v %q", u.ID, u.ProjectID, u.Size, u.Created.Sub(base), u.TranscriptID)
 			}
 			return "GetUpload(" + id + ")", out
 		default:
 			return "DeleteUpload(" + id + ")", errClass(s.DeleteUpload(ctx, id))
 		}
 	default:
-		d := &transcribe.Delivery{ID: fmt.Sprintf("d%d", r.pick(4)), TranscriptID: r.id(), Attempts: r.pick(3),
+		d := &webhook.Delivery{ID: fmt.Sprintf("d%d", r.pick(4)), TranscriptID: r.id(), Attempts: r.pick(3),
 			NextAttempt: r.at(), Done: r.pick(4) == 0, LeaseOwner: r.owner(), LeaseUntil: r.at(), Data: r.data()}
-		switch r.pick(3) {
+		switch r.pick(4) {
 		case 0:
 			return fmt.Sprintf("AddDelivery(%s)", fmtDelivery(d)), errClass(s.AddDelivery(ctx, d))
 		case 1:
 			return fmt.Sprintf("UpdateDelivery(%s)", fmtDelivery(d)), errClass(s.UpdateDelivery(ctx, d))
+		case 2:
+			before, limit := r.now(), r.pick(3)
+			n, err := s.PurgeDeliveries(ctx, before, limit)
+			return fmt.Sprintf("PurgeDeliveries(%v, %d)", before.Sub(base), limit), fmt.Sprintf("%s %d", errClass(err), n)
 		default:
 			owner, now, lease := []string{"w0", "w1"}[r.pick(2)], r.now(), time.Duration(r.pick(6))*time.Second
-			got, err := s.ClaimDelivery(ctx, owner, now, lease)
+			got, err := s.ClaimDelivery(ctx, webhook.Claim{Owner: owner, Now: now, Lease: lease})
 			return fmt.Sprintf("ClaimDelivery(%s, %v, %v)", owner, now.Sub(base), lease), errClass(err) + " " + fmtDelivery(got)
 		}
 	}

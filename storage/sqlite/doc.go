@@ -1,5 +1,7 @@
-// Package sqlite is Earshot's embedded default transcribe.Store: a SQLite
-// database file, through the pure-Go driver modernc.org/sqlite (no cgo).
+// Package sqlite is Earshot's embedded default store: one SQLite database
+// file, through the pure-Go driver modernc.org/sqlite (no cgo), whose
+// *Store implements transcribe.Store, transcribe.UploadStore and
+// webhook.Queue.
 //
 // Entry point: Open(Config{Path: "earshot.db"}) returns a *Store. Config
 // documents its defaults (BusyTimeout 5s, MaxOpenConns 4, Synchronous
@@ -17,8 +19,10 @@
 // statement as the write. Writers wait up to BusyTimeout for the lock.
 //
 // Storage: tables transcripts (seq INTEGER PRIMARY KEY AUTOINCREMENT gives
-// the creation order; indexes for listing by project and for claiming),
-// uploads and deliveries (indexed on due time). Times are stored as UTC
+// the creation order; indexes for listing by project and for claiming; the
+// sealed list entry in its own column, which List reads instead of the
+// sealed transcript), uploads (indexed by age) and deliveries (indexed on
+// due time, and on age once done, for purging). Times are stored as UTC
 // unix nanoseconds, the zero time as the smallest integer, so they keep
 // full precision and times outside the years 1678 to 2262 are refused with
 // an error. Record.Data and Delivery.Data are stored as given (they are
@@ -28,7 +32,7 @@
 //
 // Choices where the contract leaves room (the same as storage/memory):
 // List with Limit <= 0 returns every match; ClaimJob picks the lowest Seq
-// and ClaimDelivery the earliest NextAttempt, ties broken by id; a
-// duplicate CreateUpload returns ErrExists; ExtendLease of an absent id
-// returns ErrNotFound.
+// and ClaimDelivery the earliest NextAttempt, ties broken by id; ExtendLease
+// of an absent id returns ErrNotFound. AttachUpload is one conditional
+// UPDATE, so two transcripts never take one upload.
 package sqlite

@@ -32,12 +32,12 @@ func Example() {
 	if err := store.Create(ctx, rec); err != nil {
 		log.Fatal(err)
 	}
-	job, err := store.ClaimJob(ctx, "worker-1", now, 30*time.Second)
+	job, err := store.ClaimJob(ctx, transcribe.Claim{Owner: "worker-1", Now: now, Lease: 30 * time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(job.ID, job.Status, job.LeaseOwner)
-	_, err = store.ClaimJob(ctx, "worker-2", now, 30*time.Second)
+	_, err = store.ClaimJob(ctx, transcribe.Claim{Owner: "worker-2", Now: now, Lease: 30 * time.Second})
 	fmt.Println("worker-2:", errors.Is(err, transcribe.ErrNoJob))
 	// Output:
 	// t1 processing worker-1

@@ -20,6 +20,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/webhook"
 )
 
 // Config configures Open. Only Path is required; every other zero field
@@ -90,7 +91,11 @@ type Store struct {
 	closed bool
 }
 
-var _ transcribe.Store = (*Store)(nil)
+var (
+	_ transcribe.Store       = (*Store)(nil)
+	_ transcribe.UploadStore = (*Store)(nil)
+	_ webhook.Queue          = (*Store)(nil)
+)
 
 // Open opens (creating and migrating when needed) the database at
 // cfg.Path. The database runs in WAL mode with foreign keys on.
@@ -209,6 +214,16 @@ var migrations = []string{
 	// ones are found by age for expiry.
 	`ALTER TABLE uploads ADD COLUMN transcript_id TEXT NOT NULL DEFAULT '';
 	CREATE INDEX uploads_unattached ON uploads (created, id) WHERE transcript_id = '';`,
+	// Version 3: claim and engine-crash counts, the webhook status as plain
+	// metadata, the sealed list entry apart from the sealed transcript;
+	// every upload by age (the janitor reconciles attached ones too); done
+	// deliveries by age for purging.
+	`ALTER TABLE transcripts ADD COLUMN claims INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE transcripts ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE transcripts ADD COLUMN webhook_status INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE transcripts ADD COLUMN summary BLOB NOT NULL DEFAULT x'';
+	CREATE INDEX uploads_created ON uploads (created, id);
+	CREATE INDEX deliveries_done ON deliveries (next_attempt, id) WHERE done = 1;`,
 }
 
 // SchemaVersion is the schema version this package writes.
@@ -306,18 +321,29 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-const recordCols = `seq, id, project_id, status, deleted, created, completed, lease_owner, lease_until, data`
+// recordCols are the columns of a whole record; listCols leave out the
+// sealed transcript (data), which List does not return.
+const (
+	recordCols = listCols + `, data`
+	listCols   = `seq, id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, summary`
+)
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanRecord(sc scanner) (*transcribe.Record, error) {
+// scanRecord reads recordCols, or listCols when withData is false.
+func scanRecord(sc scanner, withData bool) (*transcribe.Record, error) {
 	var (
 		r                            transcribe.Record
 		status                       string
 		deleted                      int
 		created, completed, leaseEnd int64
 	)
-	if err := sc.Scan(&r.Seq, &r.ID, &r.ProjectID, &status, &deleted, &created, &completed, &r.LeaseOwner, &leaseEnd, &r.Data); err != nil {
+	dest := []any{&r.Seq, &r.ID, &r.ProjectID, &status, &deleted, &created, &completed, &r.LeaseOwner, &leaseEnd,
+		&r.Claims, &r.Failures, &r.WebhookStatus, &r.Summary}
+	if withData {
+		dest = append(dest, &r.Data)
+	}
+	if err := sc.Scan(dest...); err != nil {
 		return nil, err
 	}
 	r.Status = transcribe.Status(status)
@@ -349,11 +375,12 @@ func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
 	}
 	var seq int64
 	err = s.db.QueryRowContext(ctx, `INSERT INTO transcripts
-		(id, project_id, status, deleted, created, completed, lease_owner, lease_until, data)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		(id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, summary, data)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING
 		RETURNING seq`,
-		r.ID, r.ProjectID, string(r.Status), boolInt(r.Deleted), created, completed, r.LeaseOwner, leaseUntil, nonNil(r.Data)).Scan(&seq)
+		r.ID, r.ProjectID, string(r.Status), boolInt(r.Deleted), created, completed, r.LeaseOwner, leaseUntil,
+		r.Claims, r.Failures, r.WebhookStatus, nonNil(r.Summary), nonNil(r.Data)).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("sqlite: transcript %s: %w", r.ID, transcribe.ErrExists)
 	}
@@ -366,7 +393,7 @@ func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
 
 // Get implements transcribe.Store.
 func (s *Store) Get(ctx context.Context, id string) (*transcribe.Record, error) {
-	r, err := scanRecord(s.db.QueryRowContext(ctx, `SELECT `+recordCols+` FROM transcripts WHERE id = ?`, id))
+	r, err := scanRecord(s.db.QueryRowContext(ctx, `SELECT `+recordCols+` FROM transcripts WHERE id = ?`, id), true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlite: transcript %s: %w", id, transcribe.ErrNotFound)
 	}
@@ -387,9 +414,9 @@ func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
 		return err
 	}
 	res, err := s.db.ExecContext(ctx, `UPDATE transcripts SET
-		project_id = ?, status = ?, deleted = ?, completed = ?, lease_owner = ?, lease_until = ?, data = ?
+		status = ?, deleted = ?, completed = ?, lease_owner = ?, lease_until = ?, failures = ?, summary = ?, data = ?
 		WHERE id = ? AND (? = '' OR lease_owner = ?)`,
-		r.ProjectID, string(r.Status), boolInt(r.Deleted), completed, r.LeaseOwner, leaseUntil, nonNil(r.Data),
+		string(r.Status), boolInt(r.Deleted), completed, r.LeaseOwner, leaseUntil, r.Failures, nonNil(r.Summary), nonNil(r.Data),
 		r.ID, r.LeaseOwner, r.LeaseOwner)
 	if err != nil {
 		return fmt.Errorf("sqlite: updating transcript %s: %w", r.ID, err)
@@ -423,11 +450,26 @@ func (s *Store) missOrLost(ctx context.Context, table, what, id, owner string) e
 }
 
 // List implements transcribe.Store. Limit <= 0 means no limit. With
-// AfterSeq set, the Limit oldest matching records newer than AfterSeq are
-// selected and returned newest first.
+// AfterID set, the Limit oldest matching records newer than it are
+// selected and returned newest first. The cursors are resolved inside the
+// query; a cursor that is not one of the project's records is
+// ErrNotFound.
 func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe.Record, error) {
 	if q.ProjectID == "" {
 		return nil, errors.New("sqlite: List: ProjectID is required")
+	}
+	for _, id := range []string{q.BeforeID, q.AfterID} {
+		if id == "" {
+			continue
+		}
+		var one int
+		err := s.db.QueryRowContext(ctx, `SELECT 1 FROM transcripts WHERE id = ? AND project_id = ?`, id, q.ProjectID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("sqlite: transcript %s in project %s: %w", id, q.ProjectID, transcribe.ErrNotFound)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: listing transcripts: %w", err)
+		}
 	}
 	query, args, err := listSQL(q)
 	if err != nil {
@@ -440,7 +482,7 @@ func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe
 	defer rows.Close()
 	out := []*transcribe.Record{}
 	for rows.Next() {
-		r, err := scanRecord(rows)
+		r, err := scanRecord(rows, false)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: listing transcripts: %w", err)
 		}
@@ -449,7 +491,7 @@ func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: listing transcripts: %w", err)
 	}
-	if q.AfterSeq > 0 {
+	if q.AfterID != "" {
 		slices.Reverse(out)
 	}
 	return out, nil
@@ -481,14 +523,14 @@ func listSQL(q transcribe.ListQuery) (string, []any, error) {
 		}
 		where, args = append(where, "created < ?"), append(args, n)
 	}
-	if q.BeforeSeq > 0 {
-		where, args = append(where, "seq < ?"), append(args, q.BeforeSeq)
+	if q.BeforeID != "" {
+		where, args = append(where, "seq < (SELECT seq FROM transcripts WHERE id = ?)"), append(args, q.BeforeID)
 	}
-	if q.AfterSeq > 0 {
-		where, args = append(where, "seq > ?"), append(args, q.AfterSeq)
+	if q.AfterID != "" {
+		where, args = append(where, "seq > (SELECT seq FROM transcripts WHERE id = ?)"), append(args, q.AfterID)
 	}
 	order := "DESC"
-	if q.AfterSeq > 0 {
+	if q.AfterID != "" {
 		order = "ASC"
 	}
 	limit := int64(-1)
@@ -496,28 +538,15 @@ func listSQL(q transcribe.ListQuery) (string, []any, error) {
 		limit = int64(q.Limit)
 	}
 	args = append(args, limit)
-	return `SELECT ` + recordCols + ` FROM transcripts WHERE ` + strings.Join(where, " AND ") +
+	return `SELECT ` + listCols + ` FROM transcripts WHERE ` + strings.Join(where, " AND ") +
 		` ORDER BY seq ` + order + ` LIMIT ?`, args, nil
-}
-
-// SeqOf implements transcribe.Store.
-func (s *Store) SeqOf(ctx context.Context, projectID, id string) (int64, error) {
-	var seq int64
-	err := s.db.QueryRowContext(ctx, `SELECT seq FROM transcripts WHERE id = ? AND project_id = ?`, id, projectID).Scan(&seq)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("sqlite: transcript %s in project %s: %w", id, projectID, transcribe.ErrNotFound)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("sqlite: reading transcript %s: %w", id, err)
-	}
-	return seq, nil
 }
 
 // claimJobSQL claims the oldest claimable record; the transcripts_active
 // index holds only queued and processing records, so the scan skips the
 // finished ones.
 const claimJobSQL = `UPDATE transcripts
-		SET status = 'processing', lease_owner = ?, lease_until = ?
+		SET status = 'processing', lease_owner = ?, lease_until = ?, claims = claims + 1
 		WHERE seq = (
 			SELECT seq FROM transcripts
 			WHERE deleted = 0 AND status IN ('queued', 'processing') AND (status = 'queued' OR lease_until < ?)
@@ -536,15 +565,15 @@ func leaseWindow(now time.Time, lease time.Duration) (nowN, until int64, err err
 // ClaimJob implements transcribe.Store with one UPDATE ... WHERE seq =
 // (SELECT ...) RETURNING statement: SQLite runs it under the database's
 // write lock, so claims are atomic across connections and processes.
-func (s *Store) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*transcribe.Record, error) {
-	if owner == "" {
+func (s *Store) ClaimJob(ctx context.Context, c transcribe.Claim) (*transcribe.Record, error) {
+	if c.Owner == "" {
 		return nil, errors.New("sqlite: ClaimJob: owner is empty")
 	}
-	nowN, until, err := leaseWindow(now, lease)
+	nowN, until, err := leaseWindow(c.Now, c.Lease)
 	if err != nil {
 		return nil, err
 	}
-	r, err := scanRecord(s.db.QueryRowContext(ctx, claimJobSQL, owner, until, nowN))
+	r, err := scanRecord(s.db.QueryRowContext(ctx, claimJobSQL, c.Owner, until, nowN), true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("sqlite: %w", transcribe.ErrNoJob)
 	}
@@ -555,8 +584,9 @@ func (s *Store) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 }
 
 // ExtendLease implements transcribe.Store.
-func (s *Store) ExtendLease(ctx context.Context, id, owner string, until time.Time) error {
-	n, err := encTime("until", until)
+func (s *Store) ExtendLease(ctx context.Context, l transcribe.Lease) error {
+	id, owner := l.ID, l.Owner
+	n, err := encTime("until", l.Until)
 	if err != nil {
 		return err
 	}
@@ -575,7 +605,21 @@ func (s *Store) ExtendLease(ctx context.Context, id, owner string, until time.Ti
 	return s.missOrLost(ctx, "transcripts", "transcript", id, owner)
 }
 
-// CreateUpload implements transcribe.Store; an id already present gives
+// SetWebhookStatus implements transcribe.Store.
+func (s *Store) SetWebhookStatus(ctx context.Context, id string, code int) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE transcripts SET webhook_status = ? WHERE id = ?`, code, id)
+	if err != nil {
+		return fmt.Errorf("sqlite: recording the webhook status of %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("sqlite: recording the webhook status of %s: %w", id, err)
+	} else if n == 0 {
+		return fmt.Errorf("sqlite: transcript %s: %w", id, transcribe.ErrNotFound)
+	}
+	return nil
+}
+
+// CreateUpload implements transcribe.UploadStore; an id already present gives
 // an error wrapping transcribe.ErrExists.
 func (s *Store) CreateUpload(ctx context.Context, u *transcribe.Upload) error {
 	if u == nil || u.ID == "" {
@@ -598,7 +642,7 @@ func (s *Store) CreateUpload(ctx context.Context, u *transcribe.Upload) error {
 	return nil
 }
 
-// GetUpload implements transcribe.Store.
+// GetUpload implements transcribe.UploadStore.
 func (s *Store) GetUpload(ctx context.Context, id string) (*transcribe.Upload, error) {
 	var (
 		u       transcribe.Upload
@@ -616,7 +660,7 @@ func (s *Store) GetUpload(ctx context.Context, id string) (*transcribe.Upload, e
 	return &u, nil
 }
 
-// DeleteUpload implements transcribe.Store.
+// DeleteUpload implements transcribe.UploadStore.
 func (s *Store) DeleteUpload(ctx context.Context, id string) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM uploads WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("sqlite: deleting upload %s: %w", id, err)
@@ -624,27 +668,36 @@ func (s *Store) DeleteUpload(ctx context.Context, id string) error {
 	return nil
 }
 
-// AttachUpload implements transcribe.Store.
+// AttachUpload implements transcribe.UploadStore with one conditional
+// UPDATE, so two transcripts can never both take an upload.
 func (s *Store) AttachUpload(ctx context.Context, uploadID, transcriptID string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE uploads SET transcript_id = ? WHERE id = ?`, transcriptID, uploadID)
+	res, err := s.db.ExecContext(ctx, `UPDATE uploads SET transcript_id = ?
+		WHERE id = ? AND (? = '' OR transcript_id = '' OR transcript_id = ?)`, transcriptID, uploadID, transcriptID, transcriptID)
 	if err != nil {
 		return fmt.Errorf("sqlite: attaching upload %s: %w", uploadID, err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("sqlite: attaching upload %s: %w", uploadID, err)
-	} else if n == 0 {
-		return fmt.Errorf("sqlite: upload %s: %w", uploadID, transcribe.ErrNotFound)
+	} else if n == 1 {
+		return nil
 	}
-	return nil
+	u, err := s.GetUpload(ctx, uploadID)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("sqlite: upload %s is used by transcript %s: %w", uploadID, u.TranscriptID, transcribe.ErrExists)
 }
 
-// ExpiredUploads implements transcribe.Store. It reads the
-// uploads_unattached index in order and never sorts.
-func (s *Store) ExpiredUploads(ctx context.Context, createdBefore time.Time, limit int) ([]*transcribe.Upload, error) {
-	q, args := expiredUploadsSQL(createdBefore, limit)
-	rows, err := s.db.QueryContext(ctx, q, args...)
+// ListUploads implements transcribe.UploadStore. It reads an index in
+// (created, id) order and never sorts.
+func (s *Store) ListUploads(ctx context.Context, q transcribe.UploadQuery) ([]*transcribe.Upload, error) {
+	query, args, err := listUploadsSQL(q)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: listing expired uploads: %w", err)
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: listing uploads: %w", err)
 	}
 	defer rows.Close()
 	var out []*transcribe.Upload
@@ -654,46 +707,57 @@ func (s *Store) ExpiredUploads(ctx context.Context, createdBefore time.Time, lim
 			created int64
 		)
 		if err := rows.Scan(&u.ID, &u.ProjectID, &u.Size, &created, &u.TranscriptID); err != nil {
-			return nil, fmt.Errorf("sqlite: listing expired uploads: %w", err)
+			return nil, fmt.Errorf("sqlite: listing uploads: %w", err)
 		}
 		u.Created = decTime(created)
 		out = append(out, &u)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: listing expired uploads: %w", err)
+		return nil, fmt.Errorf("sqlite: listing uploads: %w", err)
 	}
 	return out, nil
 }
 
-// expiredUploadsSQL builds the ExpiredUploads statement. A cutoff past the
-// storable range selects every upload; one before it (other than the zero
-// time) selects those with a zero Created, which sort first.
-func expiredUploadsSQL(createdBefore time.Time, limit int) (string, []any) {
-	cmp, bound := "<", int64(zeroTime)
-	switch {
-	case createdBefore.IsZero():
-	case createdBefore.After(maxTime):
-		cmp, bound = "<=", math.MaxInt64
-	case createdBefore.Before(minTime):
-		bound = math.MinInt64 + 1
+// listUploadsSQL builds the ListUploads statement. A cutoff past the
+// storable range selects every upload; one before it selects those with a
+// zero Created, which sort first.
+func listUploadsSQL(q transcribe.UploadQuery) (string, []any, error) {
+	var where []string
+	var args []any
+	if q.Unattached {
+		where = append(where, "transcript_id = ''")
+	}
+	switch b := q.CreatedBefore; {
+	case b.IsZero(), b.After(maxTime):
+	case b.Before(minTime):
+		where, args = append(where, "created < ?"), append(args, int64(math.MinInt64+1))
 	default:
-		bound = createdBefore.UnixNano()
+		where, args = append(where, "created < ?"), append(args, b.UnixNano())
 	}
-	q := `SELECT id, project_id, size, created, transcript_id FROM uploads
-		WHERE transcript_id = '' AND created ` + cmp + ` ? ORDER BY created, id`
-	args := []any{bound}
-	if limit > 0 {
-		q += ` LIMIT ?`
-		args = append(args, limit)
+	if q.AfterID != "" {
+		after, err := encTime("AfterCreated", q.AfterCreated)
+		if err != nil {
+			return "", nil, err
+		}
+		where, args = append(where, "(created, id) > (?, ?)"), append(args, after, q.AfterID)
 	}
-	return q, args
+	query := `SELECT id, project_id, size, created, transcript_id FROM uploads`
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	query += ` ORDER BY created, id`
+	if q.Limit > 0 {
+		query += ` LIMIT ?`
+		args = append(args, q.Limit)
+	}
+	return query, args, nil
 }
 
 const deliveryCols = `id, transcript_id, attempts, next_attempt, done, lease_owner, lease_until, data`
 
-func scanDelivery(sc scanner) (*transcribe.Delivery, error) {
+func scanDelivery(sc scanner) (*webhook.Delivery, error) {
 	var (
-		d           transcribe.Delivery
+		d           webhook.Delivery
 		done        int
 		next, until int64
 	)
@@ -705,7 +769,7 @@ func scanDelivery(sc scanner) (*transcribe.Delivery, error) {
 	return &d, nil
 }
 
-func deliveryTimes(d *transcribe.Delivery) (next, until int64, err error) {
+func deliveryTimes(d *webhook.Delivery) (next, until int64, err error) {
 	if next, err = encTime("NextAttempt", d.NextAttempt); err != nil {
 		return
 	}
@@ -713,8 +777,8 @@ func deliveryTimes(d *transcribe.Delivery) (next, until int64, err error) {
 	return
 }
 
-// AddDelivery implements transcribe.Store.
-func (s *Store) AddDelivery(ctx context.Context, d *transcribe.Delivery) error {
+// AddDelivery implements webhook.Queue.
+func (s *Store) AddDelivery(ctx context.Context, d *webhook.Delivery) error {
 	if d == nil || d.ID == "" {
 		return errors.New("sqlite: AddDelivery: delivery id is empty")
 	}
@@ -745,21 +809,21 @@ const claimDeliverySQL = `UPDATE deliveries
 			ORDER BY next_attempt, id LIMIT 1)
 		RETURNING ` + deliveryCols
 
-// ClaimDelivery implements transcribe.Store: the not-done delivery with
+// ClaimDelivery implements webhook.Queue: the not-done delivery with
 // the earliest NextAttempt at or before now whose lease is free (no owner)
 // or expired (LeaseUntil before now); ties go to the smaller id. Atomic
 // like ClaimJob.
-func (s *Store) ClaimDelivery(ctx context.Context, owner string, now time.Time, lease time.Duration) (*transcribe.Delivery, error) {
-	if owner == "" {
+func (s *Store) ClaimDelivery(ctx context.Context, c webhook.Claim) (*webhook.Delivery, error) {
+	if c.Owner == "" {
 		return nil, errors.New("sqlite: ClaimDelivery: owner is empty")
 	}
-	nowN, until, err := leaseWindow(now, lease)
+	nowN, until, err := leaseWindow(c.Now, c.Lease)
 	if err != nil {
 		return nil, err
 	}
-	d, err := scanDelivery(s.db.QueryRowContext(ctx, claimDeliverySQL, owner, until, nowN, nowN))
+	d, err := scanDelivery(s.db.QueryRowContext(ctx, claimDeliverySQL, c.Owner, until, nowN, nowN))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("sqlite: %w", transcribe.ErrNoJob)
+		return nil, fmt.Errorf("sqlite: %w", webhook.ErrNoDelivery)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: claiming a delivery: %w", err)
@@ -767,8 +831,8 @@ func (s *Store) ClaimDelivery(ctx context.Context, owner string, now time.Time, 
 	return d, nil
 }
 
-// UpdateDelivery implements transcribe.Store.
-func (s *Store) UpdateDelivery(ctx context.Context, d *transcribe.Delivery) error {
+// UpdateDelivery implements webhook.Queue.
+func (s *Store) UpdateDelivery(ctx context.Context, d *webhook.Delivery) error {
 	if d == nil {
 		return errors.New("sqlite: UpdateDelivery: nil delivery")
 	}
@@ -777,10 +841,10 @@ func (s *Store) UpdateDelivery(ctx context.Context, d *transcribe.Delivery) erro
 		return err
 	}
 	res, err := s.db.ExecContext(ctx, `UPDATE deliveries SET
-		transcript_id = ?, attempts = ?, next_attempt = ?, done = ?, lease_owner = ?, lease_until = ?, data = ?
-		WHERE id = ? AND (? = '' OR lease_owner = ?)`,
-		d.TranscriptID, d.Attempts, next, boolInt(d.Done), d.LeaseOwner, until, nonNil(d.Data),
-		d.ID, d.LeaseOwner, d.LeaseOwner)
+		attempts = ?, next_attempt = ?, done = ?, lease_owner = ?, lease_until = ?, data = ?
+		WHERE id = ? AND lease_owner = ?`,
+		d.Attempts, next, boolInt(d.Done), d.LeaseOwner, until, nonNil(d.Data),
+		d.ID, d.LeaseOwner)
 	if err != nil {
 		return fmt.Errorf("sqlite: updating delivery %s: %w", d.ID, err)
 	}
@@ -790,4 +854,25 @@ func (s *Store) UpdateDelivery(ctx context.Context, d *transcribe.Delivery) erro
 		return nil
 	}
 	return s.missOrLost(ctx, "deliveries", "delivery", d.ID, d.LeaseOwner)
+}
+
+// PurgeDeliveries implements webhook.Queue.
+func (s *Store) PurgeDeliveries(ctx context.Context, doneBefore time.Time, limit int) (int, error) {
+	before, err := encTime("doneBefore", doneBefore)
+	if err != nil {
+		return 0, err
+	}
+	if limit <= 0 {
+		limit = -1
+	}
+	res, err := s.db.ExecContext(ctx, `DELETE FROM deliveries WHERE id IN (
+		SELECT id FROM deliveries WHERE done = 1 AND next_attempt < ? ORDER BY next_attempt, id LIMIT ?)`, before, limit)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: purging deliveries: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: purging deliveries: %w", err)
+	}
+	return int(n), nil
 }

@@ -18,6 +18,8 @@ import (
 
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/webhook"
+	"github.com/earshot-dev/earshot/webhook/webhooktest"
 )
 
 func openTemp(t testing.TB, cfg Config) *Store {
@@ -33,9 +35,25 @@ func openTemp(t testing.TB, cfg Config) *Store {
 }
 
 func TestConformance(t *testing.T) {
-	transcribetest.RunStoreTests(t, func(t *testing.T) transcribe.Store {
-		// NORMAL keeps the suite fast; FULL is exercised by the other tests.
-		return openTemp(t, Config{Synchronous: "NORMAL"})
+	// NORMAL keeps the suites fast; FULL is exercised by the other tests.
+	t.Run("Store", func(t *testing.T) {
+		transcribetest.RunStoreTests(t, func(t *testing.T) transcribe.Store {
+			return openTemp(t, Config{Synchronous: "NORMAL"})
+		})
+	})
+	t.Run("UploadStore", func(t *testing.T) {
+		transcribetest.RunUploadStoreTests(t, func(t *testing.T) transcribe.UploadStore {
+			s := openTemp(t, Config{Synchronous: "NORMAL"})
+			t.Cleanup(func() { s.Close() })
+			return s
+		})
+	})
+	t.Run("Queue", func(t *testing.T) {
+		webhooktest.RunQueueTests(t, func(t *testing.T) webhook.Queue {
+			s := openTemp(t, Config{Synchronous: "NORMAL"})
+			t.Cleanup(func() { s.Close() })
+			return s
+		})
 	})
 }
 
@@ -120,15 +138,22 @@ func TestPragmasAndFileModes(t *testing.T) {
 		t.Errorf("schema_version = %d, %v; want %d", version, err, SchemaVersion)
 	}
 	// The claim and list statements use their indexes and never sort.
-	listQ, listArgs, err := listSQL(transcribe.ListQuery{ProjectID: "p", Limit: 11, CreatedFrom: base, BeforeSeq: 99})
+	listQ, listArgs, err := listSQL(transcribe.ListQuery{ProjectID: "p", Limit: 11, CreatedFrom: base, BeforeID: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	afterQ, afterArgs, err := listSQL(transcribe.ListQuery{ProjectID: "p", Limit: 11, AfterSeq: 5, Status: transcribe.StatusCompleted})
+	afterQ, afterArgs, err := listSQL(transcribe.ListQuery{ProjectID: "p", Limit: 11, AfterID: "y", Status: transcribe.StatusCompleted})
 	if err != nil {
 		t.Fatal(err)
 	}
-	expQ, expArgs := expiredUploadsSQL(base, 100)
+	expQ, expArgs, err := listUploadsSQL(transcribe.UploadQuery{CreatedBefore: base, Unattached: true, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allQ, allArgs, err := listUploadsSQL(transcribe.UploadQuery{CreatedBefore: base, AfterCreated: base, AfterID: "u", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name, query, index string
 		args               []any
@@ -137,7 +162,8 @@ func TestPragmasAndFileModes(t *testing.T) {
 		{"ClaimDelivery", claimDeliverySQL, "deliveries_due", []any{"w", 1, 2, 2}},
 		{"List", listQ, "transcripts_project", listArgs},
 		{"List after", afterQ, "transcripts_project", afterArgs},
-		{"ExpiredUploads", expQ, "uploads_unattached", expArgs},
+		{"ListUploads unattached", expQ, "uploads_unattached", expArgs},
+		{"ListUploads", allQ, "uploads_created", allArgs},
 	} {
 		plan := explain(t, s, c.query, c.args...)
 		t.Logf("%s plan:\n%s", c.name, plan)
@@ -179,7 +205,7 @@ func TestDurability(t *testing.T) {
 		}
 		seqs = append(seqs, r.Seq)
 	}
-	claimed, err := s.ClaimJob(ctx, "w1", base, time.Hour)
+	claimed, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "w1", Now: base, Lease: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +216,7 @@ func TestDurability(t *testing.T) {
 	if err := s.CreateUpload(ctx, &transcribe.Upload{ID: "u", ProjectID: "p", Size: 42, Created: base}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddDelivery(ctx, &transcribe.Delivery{ID: "d", TranscriptID: "t0", Attempts: 1, NextAttempt: base, Data: []byte("hook")}); err != nil {
+	if err := s.AddDelivery(ctx, &webhook.Delivery{ID: "d", TranscriptID: "t0", Attempts: 1, NextAttempt: base, Data: []byte("hook")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -220,7 +246,7 @@ func TestDurability(t *testing.T) {
 	if u, err := s2.GetUpload(ctx, "u"); err != nil || u.Size != 42 {
 		t.Errorf("upload after reopen: %+v %v", u, err)
 	}
-	if d, err := s2.ClaimDelivery(ctx, "w", base, time.Minute); err != nil || d.ID != "d" || string(d.Data) != "hook" || d.Attempts != 1 {
+	if d, err := s2.ClaimDelivery(ctx, webhook.Claim{Owner: "w", Now: base, Lease: time.Minute}); err != nil || d.ID != "d" || string(d.Data) != "hook" || d.Attempts != 1 {
 		t.Errorf("delivery after reopen: %+v %v", d, err)
 	}
 	// Seq keeps increasing across reopen, even past deleted high values.
@@ -229,7 +255,7 @@ func TestDurability(t *testing.T) {
 		t.Errorf("Seq after reopen = %d, %v; want > %d", r.Seq, err, seqs[4])
 	}
 	// Next claim is t1 (t0 completed).
-	if j, err := s2.ClaimJob(ctx, "w2", base, time.Minute); err != nil || j.ID != "t1" {
+	if j, err := s2.ClaimJob(ctx, transcribe.Claim{Owner: "w2", Now: base, Lease: time.Minute}); err != nil || j.ID != "t1" {
 		t.Errorf("ClaimJob after reopen: %v %v", j, err)
 	}
 }
@@ -284,14 +310,14 @@ func TestMigrateFromV1(t *testing.T) {
 	if err != nil || u.Size != 7 || u.TranscriptID != "" || !u.Created.Equal(base) {
 		t.Fatalf("GetUpload after migration = %+v, %v", u, err)
 	}
-	if us, err := s.ExpiredUploads(ctx, base.Add(time.Second), 0); err != nil || len(us) != 1 || us[0].ID != "old" {
-		t.Errorf("ExpiredUploads after migration = %v, %v; want [old]", us, err)
+	if us, err := s.ListUploads(ctx, transcribe.UploadQuery{CreatedBefore: base.Add(time.Second), Unattached: true}); err != nil || len(us) != 1 || us[0].ID != "old" {
+		t.Errorf("ListUploads after migration = %v, %v; want [old]", us, err)
 	}
 	if err := s.AttachUpload(ctx, "old", "t1"); err != nil {
 		t.Fatal(err)
 	}
-	if us, err := s.ExpiredUploads(ctx, base.Add(time.Second), 0); err != nil || len(us) != 0 {
-		t.Errorf("ExpiredUploads after AttachUpload = %v, %v; want none", us, err)
+	if us, err := s.ListUploads(ctx, transcribe.UploadQuery{CreatedBefore: base.Add(time.Second), Unattached: true}); err != nil || len(us) != 0 {
+		t.Errorf("ListUploads after AttachUpload = %v, %v; want none", us, err)
 	}
 }
 
@@ -342,7 +368,7 @@ func TestTimeRange(t *testing.T) {
 	if err := s.Create(ctx, queued("ok")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ClaimJob(ctx, "w", base, time.Duration(math.MaxInt64)); err == nil {
+	if _, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: base, Lease: time.Duration(math.MaxInt64)}); err == nil {
 		t.Error("ClaimJob with a lease ending after 2262 succeeded")
 	}
 	if got, err := s.Get(ctx, "ok"); err != nil || got.Status != transcribe.StatusQueued {
@@ -370,7 +396,7 @@ func TestContextCancelled(t *testing.T) {
 	if err := s.Create(ctx, queued("x")); !errors.Is(err, context.Canceled) {
 		t.Errorf("Create with a cancelled context: %v", err)
 	}
-	if _, err := s.ClaimJob(ctx, "w", base, time.Minute); !errors.Is(err, context.Canceled) {
+	if _, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: base, Lease: time.Minute}); !errors.Is(err, context.Canceled) {
 		t.Errorf("ClaimJob with a cancelled context: %v", err)
 	}
 }
@@ -378,7 +404,7 @@ func TestContextCancelled(t *testing.T) {
 // claimAll claims jobs from s until ErrNoJob and sends their ids to out.
 func claimAll(s *Store, owner string, out func(id string)) error {
 	for {
-		r, err := s.ClaimJob(context.Background(), owner, time.Now(), time.Hour)
+		r, err := s.ClaimJob(context.Background(), transcribe.Claim{Owner: owner, Now: time.Now(), Lease: time.Hour})
 		if errors.Is(err, transcribe.ErrNoJob) {
 			return nil
 		}
@@ -580,7 +606,7 @@ func benchmarkClaim(b *testing.B, sync string) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		r, err := s.ClaimJob(ctx, "w", base, time.Hour)
+		r, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: base, Lease: time.Hour})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -633,7 +659,7 @@ func TestCrashChild(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.ClaimJob(ctx, "doomed", base, time.Minute); err != nil {
+	if _, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "doomed", Now: base, Lease: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	fmt.Println("written")
@@ -686,7 +712,7 @@ func TestCrashRecovery(t *testing.T) {
 		t.Fatalf("the crashed worker's job: %+v %v", got, err)
 	}
 	// Its lease runs out and another worker takes the job over.
-	if j, err := s.ClaimJob(ctx, "survivor", base.Add(2*time.Minute), time.Minute); err != nil || j.ID != "c00" {
+	if j, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "survivor", Now: base.Add(2 * time.Minute), Lease: time.Minute}); err != nil || j.ID != "c00" {
 		t.Errorf("reclaim after the crash: %v %v", j, err)
 	}
 }

@@ -85,7 +85,7 @@ func (s *SpeakerStage) Apply(ctx context.Context, job *transcribe.Job) error {
 		return fmt.Errorf("diarize: speaker labels need the job's audio")
 	}
 	opts := OptionsFor(&t.TranscriptParams)
-	multi := isTrue(t.Multichannel) || isTrue(t.DualChannel)
+	multi := transcribe.IsTrue(t.Multichannel) || transcribe.IsTrue(t.DualChannel)
 	if !multi || len(job.Audio.Channels) == 1 {
 		segs, err := s.diarizer().Diarize(ctx, job.Audio.Mono(), job.Audio.SampleRate, opts)
 		if err != nil {
@@ -207,14 +207,14 @@ func (UtteranceStage) Name() string { return "utterances" }
 // Enabled reports whether speaker_labels, dual_channel or multichannel is
 // true.
 func (UtteranceStage) Enabled(p *transcribe.TranscriptParams) bool {
-	return isTrue(p.SpeakerLabels) || isTrue(p.DualChannel) || isTrue(p.Multichannel)
+	return transcribe.IsTrue(p.SpeakerLabels) || transcribe.IsTrue(p.DualChannel) || transcribe.IsTrue(p.Multichannel)
 }
 
 // Apply sets job.Transcript.Utterances (an empty list when there are no
 // words).
 func (UtteranceStage) Apply(_ context.Context, job *transcribe.Job) error {
 	t := job.Transcript
-	if !isTrue(t.SpeakerLabels) {
+	if !transcribe.IsTrue(t.SpeakerLabels) {
 		for i := range t.Words {
 			if c := t.Words[i].Channel; c != nil {
 				v := *c
@@ -280,5 +280,3 @@ func BuildUtterances(words []transcribe.Word) []transcribe.Utterance {
 	}
 	return out
 }
-
-func isTrue(b *bool) bool { return b != nil && *b }

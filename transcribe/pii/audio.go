@@ -116,22 +116,28 @@ func BeepRanges(pcm *transcribe.PCM, offsetMS int64, ranges []transcribe.Timesta
 // Encoder writes PCM in a format ("mp3" or "wav") to w.
 type Encoder func(ctx context.Context, pcm *transcribe.PCM, format string, w io.Writer) error
 
-// DefaultEncoder writes WAV with media.WriteWAV and MP3 with
-// media.EncodeMP3 (ffmpeg's libmp3lame, 64 kbit/s; MP3 holds one or two
-// channels, so more are mixed to mono). It returns an error wrapping
-// transcribe.ErrUnavailable when MP3 is asked for and ffmpeg is not
-// installed.
-func DefaultEncoder(ctx context.Context, pcm *transcribe.PCM, format string, w io.Writer) error {
-	switch format {
-	case "wav":
-		return media.WriteWAV(w, pcm)
-	case "mp3":
-		if len(pcm.Channels) > 2 {
-			pcm = &transcribe.PCM{SampleRate: pcm.SampleRate, Channels: [][]int16{pcm.Mono()}}
+// DefaultEncoder is NewEncoder(""): temporary files in os.TempDir().
+var DefaultEncoder = NewEncoder("")
+
+// NewEncoder returns the encoder that writes WAV with media.WriteWAV and
+// MP3 with a media.MP3Encoder (ffmpeg's libmp3lame, 64 kbit/s, its
+// temporary file in tempDir; MP3 holds one or two channels, so more are
+// mixed to mono). It returns an error wrapping transcribe.ErrUnavailable
+// when MP3 is asked for and ffmpeg is not installed.
+func NewEncoder(tempDir string) Encoder {
+	mp3 := &media.MP3Encoder{TempDir: tempDir}
+	return func(ctx context.Context, pcm *transcribe.PCM, format string, w io.Writer) error {
+		switch format {
+		case "wav":
+			return media.WriteWAV(w, pcm)
+		case "mp3":
+			if len(pcm.Channels) > 2 {
+				pcm = &transcribe.PCM{SampleRate: pcm.SampleRate, Channels: [][]int16{pcm.Mono()}}
+			}
+			return mp3.Encode(ctx, pcm, w)
 		}
-		return media.EncodeMP3(ctx, pcm, w)
+		return fmt.Errorf("pii: unknown audio format %q (want mp3 or wav)", format)
 	}
-	return fmt.Errorf("pii: unknown audio format %q (want mp3 or wav)", format)
 }
 
 func sortRanges(rs []transcribe.Timestamp) {

@@ -135,14 +135,14 @@ func (failingBlobs) Put(context.Context, string, io.Reader) (int64, error) {
 }
 
 func TestRedactAudioStageStoreError(t *testing.T) {
-	j := job("Sarah called.", transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), RedactPIIPolicies: []string{"person_name"}, RedactPIIAudioQuality: strp("wav")})
+	j := job("Sarah called.", transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), RedactPIIPolicies: []string{"person_name"}, RedactPIIAudioQuality: transcribe.Ptr(transcribe.AudioWAV)})
 	j.Audio = &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{noise(16000, 3)}}
 	j.Blobs = failingBlobs{}
 	if err := (RedactAudioStage{}).Apply(context.Background(), j); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("store error: %v", err)
 	}
-	if j.Transcript.RedactedKey != "" {
-		t.Error("RedactedKey set although storing failed")
+	if len(j.Artifacts) != 0 {
+		t.Errorf("artifact recorded although storing failed: %+v", j.Artifacts)
 	}
 }
 
@@ -157,7 +157,7 @@ func TestRedactAudioStageChannels(t *testing.T) {
 		channels int
 	}{{"wav", 2}, {"mp3", 2}, {"mp3", 3}} {
 		j := job("Sarah called.", transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), RedactPIIPolicies: []string{"person_name"},
-			RedactPIIAudioQuality: strp(c.quality), Multichannel: yes()})
+			RedactPIIAudioQuality: transcribe.Ptr(transcribe.AudioQuality(c.quality)), Multichannel: yes()})
 		a, b := "1", "2"
 		j.Transcript.Words[0].Channel, j.Transcript.Words[1].Channel = &a, &b
 		j.Audio = &transcribe.PCM{SampleRate: 16000}
@@ -169,7 +169,11 @@ func TestRedactAudioStageChannels(t *testing.T) {
 		if err := (RedactAudioStage{}).Apply(context.Background(), j); err != nil {
 			t.Fatalf("%s with %d channels: %v", c.quality, c.channels, err)
 		}
-		rc, err := blobs.Open(context.Background(), transcribe.RedactedAudioKey("t1", c.quality))
+		art, ok := j.Artifact(transcribe.ArtifactRedactedAudio)
+		if !ok || art.Format != c.quality {
+			t.Fatalf("artifacts %+v", j.Artifacts)
+		}
+		rc, err := blobs.Open(context.Background(), art.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,14 +202,15 @@ func TestRedactAudioStageSilence(t *testing.T) {
 		silent bool
 	}{{`{"override_audio_redaction_method":"silence"}`, true}, {``, false}, {`{"return_redacted_no_speech_audio":true}`, false}, {`"junk"`, false}} {
 		j := job("Sarah called.", transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), RedactPIIPolicies: []string{"person_name"},
-			RedactPIIAudioQuality: strp("wav"), RedactPIIAudioOptions: []byte(c.opts)})
+			RedactPIIAudioQuality: transcribe.Ptr(transcribe.AudioWAV), RedactPIIAudioOptions: []byte(c.opts)})
 		j.Audio = &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{noise(16000, 4)}}
 		blobs := memory.NewBlobStore()
 		j.Blobs = blobs
 		if err := (RedactAudioStage{}).Apply(context.Background(), j); err != nil {
 			t.Fatal(err)
 		}
-		rc, err := blobs.Open(context.Background(), j.Transcript.RedactedKey)
+		a, _ := j.Artifact(transcribe.ArtifactRedactedAudio)
+		rc, err := blobs.Open(context.Background(), a.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +249,7 @@ func TestRedactedSpeech(t *testing.T) {
 	for _, quality := range []string{"wav", "mp3"} {
 		t.Run(quality, func(t *testing.T) {
 			p := transcribe.TranscriptParams{RedactPII: yes(), RedactPIIAudio: yes(), EntityDetection: yes(),
-				RedactPIIPolicies: []string{"person_name", "phone_number"}, RedactPIIAudioQuality: strp(quality)}
+				RedactPIIPolicies: []string{"person_name", "phone_number"}, RedactPIIAudioQuality: transcribe.Ptr(transcribe.AudioQuality(quality))}
 			p.Normalize()
 			blobs := memory.NewBlobStore()
 			tr := &transcribe.Transcript{ID: "tx1", TranscriptParams: p, Words: append([]transcribe.Word(nil), ws...)}
@@ -258,7 +263,7 @@ func TestRedactedSpeech(t *testing.T) {
 			j := &transcribe.Job{Transcript: tr, Audio: &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{clip}}, OffsetMS: offset, Blobs: blobs}
 			spans := Detector{}.Spans(tr.Words)
 			ranges := Ranges(tr.Words, spans, p.RedactPIIPolicies)
-			for _, s := range Stages() {
+			for _, s := range Stages(Options{}) {
 				if s.Enabled(&tr.TranscriptParams) {
 					if err := s.Apply(context.Background(), j); err != nil {
 						t.Fatalf("%s: %v", s.Name(), err)
@@ -272,10 +277,11 @@ func TestRedactedSpeech(t *testing.T) {
 			if show(tr.Entities) != "person_name:##### ####### | phone_number:########" {
 				t.Errorf("entities %s", show(tr.Entities))
 			}
-			if tr.RedactedKey != transcribe.RedactedAudioKey("tx1", quality) {
-				t.Fatalf("RedactedKey %q", tr.RedactedKey)
+			a, ok := j.Artifact(transcribe.ArtifactRedactedAudio)
+			if !ok || a.Format != quality || !strings.Contains(a.Key, "tx1") {
+				t.Fatalf("artifacts %+v", j.Artifacts)
 			}
-			rc, err := blobs.Open(context.Background(), tr.RedactedKey)
+			rc, err := blobs.Open(context.Background(), a.Key)
 			if err != nil {
 				t.Fatal(err)
 			}

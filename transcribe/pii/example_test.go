@@ -39,7 +39,7 @@ func ExampleRedact() {
 }
 
 func ExampleStages() {
-	for _, s := range pii.Stages() {
+	for _, s := range pii.Stages(pii.Options{}) {
 		fmt.Println(s.Name())
 	}
 	// Output:

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +42,7 @@ func TestServiceRedactsEverywhere(t *testing.T) {
 	blobs := memory.NewBlobStore()
 	svc, err := transcribe.NewService(transcribe.Config{
 		Store: memory.New(), Blobs: blobs, Recognizer: rec, Decoder: dec, Key: transcribe.NewKey(),
-		PublicURL: "http://earshot.test", Workers: 1, PollInterval: 10 * time.Millisecond, Stages: pipeline.Default(),
+		Workers: 1, PollInterval: 10 * time.Millisecond, Stages: pipeline.Default(pipeline.Options{}),
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Notifier: transcribe.NotifierFunc(func(ctx context.Context, n transcribe.Notification) error { notes <- n; return nil }),
 	})
@@ -67,9 +66,9 @@ func TestServiceRedactsEverywhere(t *testing.T) {
 	}
 	yes := true
 	hook := "https://hooks.example/done"
-	p := transcribe.TranscriptParams{AudioURL: svc.UploadURL(up.ID), RedactPII: &yes, RedactPIIAudio: &yes,
+	p := transcribe.TranscriptParams{RedactPII: &yes, RedactPIIAudio: &yes,
 		RedactPIIPolicies: []string{"person_name", "phone_number"}, EntityDetection: &yes, SpeakerLabels: &yes, WebhookURL: &hook}
-	tr, err := svc.Submit(ctx, "p1", p)
+	tr, err := svc.Submit(ctx, "p1", transcribe.SubmitRequest{Params: p, UploadID: up.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,27 +105,26 @@ func TestServiceRedactsEverywhere(t *testing.T) {
 	if strings.Join(types, " | ") != "person_name:##### ####### | phone_number:########" {
 		t.Errorf("entities %v", types)
 	}
-	key, _, err := svc.RedactedAudio(ctx, "p1", tr.ID)
-	if err != nil || key != transcribe.RedactedAudioKey(tr.ID, "mp3") {
-		t.Fatalf("RedactedAudio: %q %v", key, err)
+	ra, err := svc.RedactedAudio(ctx, "p1", tr.ID)
+	if err != nil || ra.Format != "mp3" {
+		t.Fatalf("RedactedAudio: %+v %v", ra, err)
 	}
-	u := svc.RedactedAudioURL(tr.ID)
-	rc, name, err := svc.OpenRedactedAudio(ctx, tr.ID, path.Base(u), 24*time.Hour)
+	rc, _, err := svc.OpenRedactedAudio(ctx, tr.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mp3, _ := io.ReadAll(rc)
 	rc.Close()
-	if len(mp3) < 1000 || !(bytes.HasPrefix(mp3, []byte("ID3")) || mp3[0] == 0xFF) || name != "redacted-"+tr.ID+".mp3" {
-		t.Errorf("redacted audio %q: %d bytes starting %x", name, len(mp3), mp3[:min(4, len(mp3))])
+	if len(mp3) < 1000 || !(bytes.HasPrefix(mp3, []byte("ID3")) || mp3[0] == 0xFF) {
+		t.Errorf("redacted audio: %d bytes starting %x", len(mp3), mp3[:min(4, len(mp3))])
 	}
 	events := map[transcribe.Event]bool{}
 	for len(events) < 2 {
 		select {
 		case n := <-notes:
 			events[n.Event] = true
-			if n.Event == transcribe.EventRedactedAudio && n.RedactedAudioURL != u {
-				t.Errorf("redacted audio webhook URL %q, want %q", n.RedactedAudioURL, u)
+			if n.TranscriptID != tr.ID {
+				t.Errorf("webhook for %q, want %q", n.TranscriptID, tr.ID)
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatalf("webhooks received: %v", events)

@@ -23,17 +23,28 @@ import (
 // millisecond per hundred words, so each stage runs it rather than passing
 // state between stages), which is why the text is redacted last. The
 // stages share one Detector and are safe for concurrent use.
-func Stages() []transcribe.Stage {
+func Stages(o Options) []transcribe.Stage {
 	var d Detector
-	audio := RedactAudioStage{Detector: d}
+	enc := o.Encode
+	if enc == nil {
+		enc = NewEncoder(o.TempDir)
+	}
+	audio := RedactAudioStage{Detector: d, Encode: enc}
 	return []transcribe.Stage{EntityStage{Detector: d}, audio, RedactStage{Detector: d, Audio: audio}}
 }
 
-func isTrue(b *bool) bool { return b != nil && *b }
+// Options configure the stages of Stages. Zero values mean the defaults.
+type Options struct {
+	// Encode writes redacted audio. Default NewEncoder(TempDir).
+	Encode Encoder
+	// TempDir holds the encoder's temporary files (ffmpeg writes MP3
+	// there). Default os.TempDir().
+	TempDir string
+}
 
 func sub(p *transcribe.TranscriptParams) string {
 	if p.RedactPIISub != nil {
-		return *p.RedactPIISub
+		return string(*p.RedactPIISub)
 	}
 	return SubHash
 }
@@ -51,7 +62,9 @@ type EntityStage struct{ Detector Detector }
 func (EntityStage) Name() string { return "entity_detection" }
 
 // Enabled reports whether entity_detection is on.
-func (EntityStage) Enabled(p *transcribe.TranscriptParams) bool { return isTrue(p.EntityDetection) }
+func (EntityStage) Enabled(p *transcribe.TranscriptParams) bool {
+	return transcribe.IsTrue(p.EntityDetection)
+}
 
 // Apply sets job.Transcript.Entities.
 func (s EntityStage) Apply(ctx context.Context, job *transcribe.Job) error {
@@ -65,7 +78,7 @@ func (s EntityStage) Apply(ctx context.Context, job *transcribe.Job) error {
 		return ctx.Err()
 	}
 	spans := s.Detector.Spans(ws)
-	if isTrue(t.RedactPII) {
+	if transcribe.IsTrue(t.RedactPII) {
 		ws, spans = Redact(ws, spans, t.RedactPIIPolicies, sub(&t.TranscriptParams))
 	}
 	t.Entities = Entities(ws, spans)
@@ -111,7 +124,9 @@ type RedactStage struct {
 func (RedactStage) Name() string { return "redact_pii" }
 
 // Enabled reports whether redact_pii is on.
-func (RedactStage) Enabled(p *transcribe.TranscriptParams) bool { return isTrue(p.RedactPII) }
+func (RedactStage) Enabled(p *transcribe.TranscriptParams) bool {
+	return transcribe.IsTrue(p.RedactPII)
+}
 
 // Apply redacts job.Transcript.Words.
 func (s RedactStage) Apply(ctx context.Context, job *transcribe.Job) error {
@@ -119,7 +134,7 @@ func (s RedactStage) Apply(ctx context.Context, job *transcribe.Job) error {
 		return nil
 	}
 	t := job.Transcript
-	if s.Audio.Enabled(&t.TranscriptParams) && t.RedactedKey == "" {
+	if _, done := job.Artifact(transcribe.ArtifactRedactedAudio); !done && s.Audio.Enabled(&t.TranscriptParams) {
 		if err := s.Audio.Apply(ctx, job); err != nil {
 			return err
 		}
@@ -132,10 +147,10 @@ func (s RedactStage) Apply(ctx context.Context, job *transcribe.Job) error {
 // RedactAudioStage writes a copy of the job's audio in which every
 // redacted entity is replaced by a tone (redact_pii_audio), or by silence
 // with redact_pii_audio_options {"override_audio_redaction_method":
-// "silence"}: see BeepRanges. The file is stored in job.Blobs under
-// transcribe.RedactedAudioKey(id, quality) and its key set in
-// Transcript.RedactedKey; the Service serves it and sends the
-// redacted_audio webhook.
+// "silence"}: see BeepRanges. The file is stored with job.StoreArtifact as
+// the transcript's transcribe.ArtifactRedactedAudio; the Service serves
+// it, sends the redacted_audio webhook, and deletes it with the
+// transcript.
 //
 // The audio is the processed audio the words were recognised from: the
 // range audio_start_from..audio_end_at of the media, at the recognizer's
@@ -170,7 +185,7 @@ func (RedactAudioStage) Name() string { return "redact_pii_audio" }
 
 // Enabled reports whether redact_pii and redact_pii_audio are on.
 func (RedactAudioStage) Enabled(p *transcribe.TranscriptParams) bool {
-	return isTrue(p.RedactPII) && isTrue(p.RedactPIIAudio)
+	return transcribe.IsTrue(p.RedactPII) && transcribe.IsTrue(p.RedactPIIAudio)
 }
 
 // Apply writes the redacted audio. It fails when the job has no audio or
@@ -204,13 +219,11 @@ func (s RedactAudioStage) Apply(ctx context.Context, job *transcribe.Job) error 
 	if err := enc(ctx, pcm, format, &buf); err != nil {
 		return fmt.Errorf("pii: encoding redacted audio: %w", err)
 	}
-	key := transcribe.RedactedAudioKey(t.ID, format)
-	if _, err := job.Blobs.Put(ctx, key, &buf); err != nil {
+	if err := job.StoreArtifact(ctx, transcribe.ArtifactRedactedAudio, format, &buf); err != nil {
 		return fmt.Errorf("pii: storing redacted audio: %w", err)
 	}
-	t.RedactedKey = key
 	if job.Logger != nil {
-		job.Logger.Info("redacted audio written", "key", key, "spans", len(ranges))
+		job.Logger.Info("redacted audio written", "format", format, "spans", len(ranges))
 	}
 	return nil
 }

@@ -25,13 +25,25 @@ import (
 	"github.com/earshot-dev/earshot/transcribe/textfmt"
 )
 
+// Options configure the default stages. Zero values mean the defaults.
+type Options struct {
+	// TempDir holds the stages' temporary files (ffmpeg's MP3 of redacted
+	// audio). Default os.TempDir().
+	TempDir string
+	// Diarizer finds speaker turns for speaker_labels. Default: the
+	// built-in BIC diarizer (diarize.NewBIC).
+	Diarizer diarize.Diarizer
+	// Encode writes redacted audio. Default pii.NewEncoder(TempDir).
+	Encode pii.Encoder
+}
+
 // Default returns the default stages in order. The slice is new on every
 // call; callers may insert their own stages.
-func Default() []transcribe.Stage {
+func Default(o Options) []transcribe.Stage {
 	var s []transcribe.Stage
-	s = append(s, &diarize.SpeakerStage{})
+	s = append(s, &diarize.SpeakerStage{Diarizer: o.Diarizer})
 	s = append(s, textfmt.Stages()...)
-	s = append(s, pii.Stages()...)
+	s = append(s, pii.Stages(pii.Options{Encode: o.Encode, TempDir: o.TempDir})...)
 	s = append(s, diarize.UtteranceStage{})
 	return s
 }

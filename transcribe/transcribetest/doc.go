@@ -3,9 +3,13 @@
 //
 // Entry points:
 //   - RunStoreTests checks a transcribe.Store against every clause of its
-//     contract: creation and Seq order, Update and lease ownership, List
-//     filters and paging, ClaimJob ordering, expiry and concurrency,
-//     ExtendLease, uploads and deliveries.
+//     contract: creation and Seq order, Update and lease ownership and the
+//     fields it leaves alone, List filters, cursors and paging (without
+//     Data), ClaimJob ordering, expiry, counting and concurrency,
+//     ExtendLease and SetWebhookStatus.
+//   - RunUploadStoreTests checks a transcribe.UploadStore: ownership,
+//     attach-once, listing by age with a cursor. (The webhook.Queue suite
+//     is webhook/webhooktest.RunQueueTests.)
 //   - RunBlobStoreTests checks a transcribe.BlobStore: round trips,
 //     replacement, ErrNotFound, streaming of a large body, failed Puts
 //     leaving nothing behind, concurrent use, and FileBlobStore.Path.
@@ -25,7 +29,7 @@
 //		})
 //	}
 //
-// RunStoreTests and RunBlobStoreTests only use the methods of the
+// The store and blob suites only use the methods of the
 // contract, run their subtests sequentially, each on a fresh adapter from
 // the factory, and start their own goroutines for the concurrency checks,
 // so they are safe to call from a parallel test. The package's own tests

@@ -35,10 +35,12 @@ const notifierWait = 15 * time.Second
 //
 // newNotifier must return a fresh Notifier that delivers on its own (a
 // durable one already started, stopped by a t.Cleanup) with its default
-// retry policy, and that may reach loopback addresses. Retry timing
-// (10 retries 10 s apart) needs a fake clock and is left to the
-// implementation's own tests.
-func RunNotifierTests(t *testing.T, newNotifier func(t *testing.T) transcribe.Notifier) {
+// retry policy, that may reach loopback addresses, and that renders the
+// redacted_audio_url of a transcript with redactedAudioURL (the Service
+// is transport-neutral: the notifier, configured by whoever serves the
+// API, makes the URL). Retry timing (10 retries 10 s apart) needs a fake
+// clock and is left to the implementation's own tests.
+func RunNotifierTests(t *testing.T, newNotifier func(t *testing.T, redactedAudioURL func(transcriptID string) string) transcribe.Notifier) {
 	t.Helper()
 	tests := []struct {
 		name string
@@ -53,7 +55,7 @@ func RunNotifierTests(t *testing.T, newNotifier func(t *testing.T) transcribe.No
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			n := newNotifier(t)
+			n := newNotifier(t, suiteRedactedAudioURL)
 			if n == nil {
 				t.Fatal("newNotifier returned nil")
 			}
@@ -200,14 +202,18 @@ func testNotifyNoAuth(t *testing.T, n transcribe.Notifier) {
 	}
 }
 
+// suiteRedactedAudioURL is the URL renderer the suite hands the notifier.
+func suiteRedactedAudioURL(id string) string {
+	return "https://earshot.example/v2/redacted-audio/" + id + "/sig?x=1&y=%2F"
+}
+
 func testNotifyRedactedAudio(t *testing.T, n transcribe.Notifier) {
 	r := newWebhookReceiver(t, 0)
-	const audio = "https://earshot.example/v2/transcript/r-1/redacted-audio/file.mp3?sig=abc"
 	mustNotify(t, n, transcribe.Notification{
 		Event: transcribe.EventRedactedAudio, TranscriptID: "r-1", ProjectID: "p",
-		URL: r.srv.URL + "/hook?id=r-1", RedactedAudioURL: audio,
+		URL: r.srv.URL + "/hook?id=r-1",
 	})
-	checkWebhook(t, r.wait(t, 1)[0], "/hook", "id=r-1", map[string]string{"status": "redacted_audio_ready", "redacted_audio_url": audio})
+	checkWebhook(t, r.wait(t, 1)[0], "/hook", "id=r-1", map[string]string{"status": "redacted_audio_ready", "redacted_audio_url": suiteRedactedAudioURL("r-1")})
 }
 
 func testNotifyPrompt(t *testing.T, n transcribe.Notifier) {

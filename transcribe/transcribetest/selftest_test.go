@@ -15,6 +15,8 @@ import (
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/webhook"
+	"github.com/earshot-dev/earshot/webhook/webhooktest"
 )
 
 // The suites are checked against broken adapters: each wraps the memory
@@ -28,24 +30,31 @@ type brokenStore struct {
 	cache *sync.Map // for get-shares-memory
 }
 
-func (s brokenStore) ExtendLease(ctx context.Context, id, owner string, until time.Time) error {
+func (s brokenStore) ExtendLease(ctx context.Context, l transcribe.Lease) error {
 	if s.bug == "extend-ignores-owner" {
-		if r, err := s.Store.Get(ctx, id); err == nil && r.LeaseOwner != "" {
-			owner = r.LeaseOwner
+		if r, err := s.Store.Get(ctx, l.ID); err == nil && r.LeaseOwner != "" {
+			l.Owner = r.LeaseOwner
 		}
 	}
-	return s.Store.ExtendLease(ctx, id, owner, until)
+	return s.Store.ExtendLease(ctx, l)
 }
 
-func (s brokenStore) SeqOf(ctx context.Context, projectID, id string) (int64, error) {
-	if s.bug == "seqof-ignores-project" {
-		r, err := s.Store.Get(ctx, id)
-		if err != nil {
-			return 0, err
+func (s brokenStore) SetWebhookStatus(ctx context.Context, id string, code int) error {
+	if s.bug == "webhook-status-missing-ok" {
+		if _, err := s.Store.Get(ctx, id); err != nil {
+			return nil
 		}
-		return r.Seq, nil
 	}
-	return s.Store.SeqOf(ctx, projectID, id)
+	return s.Store.SetWebhookStatus(ctx, id, code)
+}
+
+func (s brokenStore) AttachUpload(ctx context.Context, uploadID, transcriptID string) error {
+	if s.bug == "attach-steals" && transcriptID != "" {
+		if err := s.Store.AttachUpload(ctx, uploadID, ""); err != nil {
+			return err
+		}
+	}
+	return s.Store.AttachUpload(ctx, uploadID, transcriptID)
 }
 
 func (s brokenStore) Get(ctx context.Context, id string) (*transcribe.Record, error) {
@@ -72,8 +81,14 @@ func (s brokenStore) List(ctx context.Context, q transcribe.ListQuery) ([]*trans
 		q.Status = ""
 	case "list-includes-deleted":
 		q.IncludeDeleted = true
+	case "list-cursor-ignores-project":
+		for _, c := range []*string{&q.BeforeID, &q.AfterID} {
+			if r, err := s.Store.Get(ctx, *c); err == nil && r.ProjectID != q.ProjectID {
+				*c = ""
+			}
+		}
 	case "list-after-seq-newest":
-		if q.AfterSeq > 0 && q.Limit > 0 {
+		if q.AfterID != "" && q.Limit > 0 {
 			limit := q.Limit
 			q.Limit = 0
 			rs, err := s.Store.List(ctx, q)
@@ -85,6 +100,13 @@ func (s brokenStore) List(ctx context.Context, q transcribe.ListQuery) ([]*trans
 		}
 	}
 	rs, err := s.Store.List(ctx, q)
+	if s.bug == "list-returns-data" {
+		for _, r := range rs {
+			if full, err := s.Store.Get(ctx, r.ID); err == nil {
+				r.Data = full.Data
+			}
+		}
+	}
 	if s.bug == "list-oldest-first" {
 		for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
 			rs[i], rs[j] = rs[j], rs[i]
@@ -104,6 +126,19 @@ func (s brokenStore) Update(ctx context.Context, r *transcribe.Record) error {
 			return s.Store.Update(ctx, &c)
 		}
 	}
+	if s.bug == "update-overwrites-claims" {
+		// Like an UPDATE that sets every column from the caller's record.
+		cur, err := s.Store.Get(ctx, r.ID)
+		if err == nil && cur.Claims != r.Claims {
+			if err := s.Store.Update(ctx, r); err != nil {
+				return err
+			}
+			for range max(0, r.Claims-cur.Claims) {
+				s.Store.ClaimJob(ctx, transcribe.Claim{Owner: "ghost", Now: time.Now().Add(1000 * time.Hour)})
+			}
+			return nil
+		}
+	}
 	if s.bug == "update-ignores-lease" && r.LeaseOwner != "" {
 		c := *r
 		c.LeaseOwner = "" // an unconditional update
@@ -112,20 +147,21 @@ func (s brokenStore) Update(ctx context.Context, r *transcribe.Record) error {
 	return s.Store.Update(ctx, r)
 }
 
-func (s brokenStore) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*transcribe.Record, error) {
+func (s brokenStore) ClaimJob(ctx context.Context, c transcribe.Claim) (*transcribe.Record, error) {
+	owner, now, lease := c.Owner, c.Now, c.Lease
 	if s.bug == "claim-ignores-live-lease" {
 		// Sees every lease as expired, then fixes up the lease it sets.
-		r, err := s.Store.ClaimJob(ctx, owner, now.Add(1000*time.Hour), lease)
+		r, err := s.Store.ClaimJob(ctx, transcribe.Claim{Owner: owner, Now: now.Add(1000 * time.Hour), Lease: lease})
 		if err != nil {
 			return nil, err
 		}
-		if err := s.Store.ExtendLease(ctx, r.ID, owner, now.Add(lease)); err != nil {
+		if err := s.Store.ExtendLease(ctx, transcribe.Lease{ID: r.ID, Owner: owner, Until: now.Add(lease)}); err != nil {
 			return nil, err
 		}
 		r.LeaseUntil = now.Add(lease)
 		return r, nil
 	}
-	r, err := s.Store.ClaimJob(ctx, owner, now, lease)
+	r, err := s.Store.ClaimJob(ctx, c)
 	if s.bug == "claim-racy" {
 		// Like a SELECT-then-UPDATE claim: a caller arriving just after
 		// another claim sees the job it took as still claimable.
@@ -153,11 +189,18 @@ func (s brokenStore) DeleteUpload(ctx context.Context, id string) error {
 	return s.Store.DeleteUpload(ctx, id)
 }
 
-func (s brokenStore) ClaimDelivery(ctx context.Context, owner string, now time.Time, lease time.Duration) (*transcribe.Delivery, error) {
+func (s brokenStore) ClaimDelivery(ctx context.Context, c webhook.Claim) (*webhook.Delivery, error) {
 	if s.bug == "delivery-ignores-next-attempt" {
-		now = now.Add(1000 * time.Hour)
+		c.Now = c.Now.Add(1000 * time.Hour)
 	}
-	return s.Store.ClaimDelivery(ctx, owner, now, lease)
+	return s.Store.ClaimDelivery(ctx, c)
+}
+
+func (s brokenStore) PurgeDeliveries(ctx context.Context, doneBefore time.Time, limit int) (int, error) {
+	if s.bug == "purge-ignores-limit" {
+		limit = 0
+	}
+	return s.Store.PurgeDeliveries(ctx, doneBefore, limit)
 }
 
 type brokenBlobs struct {
@@ -212,6 +255,12 @@ func TestBrokenAdapter(t *testing.T) {
 	t.Run("Store", func(t *testing.T) {
 		transcribetest.RunStoreTests(t, func(t *testing.T) transcribe.Store { return brokenStore{memory.New(), bug, new(sync.Map)} })
 	})
+	t.Run("UploadStore", func(t *testing.T) {
+		transcribetest.RunUploadStoreTests(t, func(t *testing.T) transcribe.UploadStore { return brokenStore{memory.New(), bug, new(sync.Map)} })
+	})
+	t.Run("Queue", func(t *testing.T) {
+		webhooktest.RunQueueTests(t, func(t *testing.T) webhook.Queue { return brokenStore{memory.New(), bug, new(sync.Map)} })
+	})
 	t.Run("BlobStore", func(t *testing.T) {
 		transcribetest.RunBlobStoreTests(t, func(t *testing.T) transcribe.BlobStore { return brokenBlobs{memory.NewBlobStore(), bug} })
 	})
@@ -225,15 +274,20 @@ func TestSuitesCatchBugs(t *testing.T) {
 		{"get-unwrapped-error", "Store/GetNotFound"},
 		{"list-oldest-first", "Store/ListOrderLimit"},
 		{"list-includes-deleted", "Store/ListDeleted"},
-		{"list-after-seq-newest", "Store/ListSeq"},
+		{"list-after-seq-newest", "Store/ListCursors"},
+		{"list-cursor-ignores-project", "Store/ListCursors"},
+		{"list-returns-data", "Store/ListNoData"},
+		{"update-overwrites-claims", "Store/ClaimsCounted"},
+		{"webhook-status-missing-ok", "Store/WebhookStatus"},
+		{"attach-steals", "UploadStore/AttachUpload"},
+		{"purge-ignores-limit", "Queue/Purge"},
 		{"list-created-before-inclusive", "Store/ListCreated"},
 		{"update-ignores-lease", "Store/UpdateLease"},
 		{"claim-ignores-live-lease", "Store/ClaimJobSkips"},
 		{"claim-racy", "Store/ClaimJobReclaimRace"},
-		{"delete-upload-missing-errors", "Store/Uploads"},
-		{"delivery-ignores-next-attempt", "Store/DeliveryClaimOrder"},
+		{"delete-upload-missing-errors", "UploadStore/Uploads"},
+		{"delivery-ignores-next-attempt", "Queue/ClaimOrder"},
 		{"extend-ignores-owner", "Store/ExtendLease"},
-		{"seqof-ignores-project", "Store/SeqOf"},
 		{"get-shares-memory", "Store/Copies"},
 		{"list-ignores-limit", "Store/ListOrderLimit"},
 		{"list-ignores-status", "Store/ListStatus"},
@@ -255,13 +309,14 @@ func TestSuitesCatchBugs(t *testing.T) {
 			if !strings.Contains(string(out), "--- FAIL: TestBrokenAdapter/"+c.failing+" ") {
 				t.Errorf("bug %s: subtest %s did not fail; output:\n%s", c.bug, c.failing, out)
 			}
-			// The other group must pass: the failure is specific.
-			other := "--- PASS: TestBrokenAdapter/Store "
-			if strings.HasPrefix(c.failing, "Store/") {
-				other = "--- PASS: TestBrokenAdapter/BlobStore "
-			}
-			if !strings.Contains(string(out), other) {
-				t.Errorf("bug %s: expected %q in output:\n%s", c.bug, other, out)
+			// The other groups must pass: the failure is specific.
+			for _, group := range []string{"Store", "UploadStore", "Queue", "BlobStore"} {
+				if strings.HasPrefix(c.failing, group+"/") {
+					continue
+				}
+				if other := "--- PASS: TestBrokenAdapter/" + group + " "; !strings.Contains(string(out), other) {
+					t.Errorf("bug %s: expected %q in output:\n%s", c.bug, other, out)
+				}
 			}
 		})
 	}

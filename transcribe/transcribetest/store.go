@@ -26,8 +26,8 @@ var base = time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.FixedZone("UTC+1", 
 // Beyond the contract's letter the suite expects what every real database
 // gives: times round-trip to the microsecond (compared with time.Equal, so
 // the location may change), records are copies (changing a returned record
-// or the argument of Create does not change the stored one), CreateUpload of
-// a taken id returns ErrExists, and an empty Data may come back as nil.
+// or the argument of Create does not change the stored one), and an empty
+// Data or Summary may come back as nil.
 func RunStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.Store) {
 	t.Helper()
 	tests := []struct {
@@ -48,10 +48,10 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.Store) {
 		{"ListOrderLimit", testListOrderLimit},
 		{"ListStatus", testListStatus},
 		{"ListCreated", testListCreated},
-		{"ListSeq", testListSeq},
+		{"ListCursors", testListCursors},
 		{"ListDeleted", testListDeleted},
 		{"ListEmpty", testListEmpty},
-		{"SeqOf", testSeqOf},
+		{"ListNoData", testListNoData},
 		{"ClaimJobOrder", testClaimJobOrder},
 		{"ClaimJobSkips", testClaimJobSkips},
 		{"ClaimJobExpiredLease", testClaimJobExpiredLease},
@@ -59,13 +59,8 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.Store) {
 		{"ClaimJobConcurrent", testClaimJobConcurrent},
 		{"ClaimJobReclaimRace", testClaimJobReclaimRace},
 		{"ExtendLease", testExtendLease},
-		{"Uploads", testUploads},
-		{"AttachUpload", testAttachUpload},
-		{"ExpiredUploads", testExpiredUploads},
-		{"Deliveries", testDeliveries},
-		{"DeliveryClaimOrder", testDeliveryClaimOrder},
-		{"DeliveryLease", testDeliveryLease},
-		{"DeliveryConcurrent", testDeliveryConcurrent},
+		{"ClaimsCounted", testClaimsCounted},
+		{"WebhookStatus", testWebhookStatus},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -90,6 +85,7 @@ func rec(id, p string, i int) *transcribe.Record {
 		ProjectID: p,
 		Status:    transcribe.StatusQueued,
 		Created:   base.Add(time.Duration(i) * time.Second),
+		Summary:   []byte("summary:" + id),
 		Data:      []byte("sealed:" + id),
 	}
 }
@@ -154,6 +150,18 @@ func diffRecord(got, want *transcribe.Record) string {
 	if !got.LeaseUntil.Equal(want.LeaseUntil) {
 		add("LeaseUntil", got.LeaseUntil, want.LeaseUntil)
 	}
+	if got.Claims != want.Claims {
+		add("Claims", got.Claims, want.Claims)
+	}
+	if got.Failures != want.Failures {
+		add("Failures", got.Failures, want.Failures)
+	}
+	if got.WebhookStatus != want.WebhookStatus {
+		add("WebhookStatus", got.WebhookStatus, want.WebhookStatus)
+	}
+	if !bytes.Equal(got.Summary, want.Summary) {
+		add("Summary", fmt.Sprintf("%q", clip(got.Summary)), fmt.Sprintf("%q", clip(want.Summary)))
+	}
 	if !bytes.Equal(got.Data, want.Data) {
 		add("Data", fmt.Sprintf("%q", clip(got.Data)), fmt.Sprintf("%q", clip(want.Data)))
 	}
@@ -184,6 +192,7 @@ func testCreateGet(t *testing.T, s transcribe.Store) {
 	r.Completed = base.Add(90 * time.Second)
 	r.LeaseOwner = "worker-1"
 	r.LeaseUntil = base.Add(time.Minute)
+	r.Claims, r.Failures, r.WebhookStatus = 2, 1, 200
 	want := *r
 	want.Data = slices.Clone(r.Data)
 	mustCreate(t, s, r)
@@ -346,9 +355,9 @@ func testCopies(t *testing.T, s transcribe.Store) {
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("List: %d records, err %v", len(recs), err)
 	}
-	recs[0].Data[0] = 'W'
-	if got := mustGet(t, s, "c"); string(got.Data) != "updated" {
-		t.Fatalf("changing a record returned by List changed the store: Data %q", got.Data)
+	recs[0].Summary[0] = 'W'
+	if got := mustGet(t, s, "c"); string(got.Summary) != "summary:c" {
+		t.Fatalf("changing a record returned by List changed the store: Summary %q", got.Summary)
 	}
 }
 
@@ -399,29 +408,36 @@ func testUpdate(t *testing.T, s transcribe.Store) {
 	r := rec("u", "p1", 0)
 	mustCreate(t, s, r)
 	seq := r.Seq
+	if err := s.SetWebhookStatus(t.Context(), "u", 503); err != nil {
+		t.Fatal(err)
+	}
 	upd := &transcribe.Record{
-		ID:         "u",
-		ProjectID:  "p1",
-		Status:     transcribe.StatusCompleted,
-		Deleted:    true,
-		Created:    base.Add(time.Hour), // ignored
-		Completed:  base.Add(2 * time.Minute),
-		Seq:        seq + 1000, // ignored
-		LeaseOwner: "",
-		LeaseUntil: base.Add(3 * time.Minute),
-		Data:       []byte("new content"),
+		ID:            "u",
+		ProjectID:     "other-project", // ignored
+		Status:        transcribe.StatusCompleted,
+		Deleted:       true,
+		Created:       base.Add(time.Hour), // ignored
+		Completed:     base.Add(2 * time.Minute),
+		Seq:           seq + 1000, // ignored
+		LeaseOwner:    "",
+		LeaseUntil:    base.Add(3 * time.Minute),
+		Claims:        7,   // ignored
+		Failures:      1,   // replaced
+		WebhookStatus: 201, // ignored
+		Summary:       []byte("new summary"),
+		Data:          []byte("new content"),
 	}
 	mustUpdate(t, s, upd)
 	want := *upd
-	want.Created, want.Seq = base, seq
+	want.ProjectID, want.Created, want.Seq, want.Claims, want.WebhookStatus = "p1", base, seq, 0, 503
 	if d := diffRecord(mustGet(t, s, "u"), &want); d != "" {
-		t.Errorf("Get after Update: %s (Update must replace all fields but Seq and Created)", d)
+		t.Errorf("Get after Update: %s (Update must replace all fields but Seq, Created, ProjectID, Claims and WebhookStatus)", d)
 	}
 	// Back to zero times and not deleted.
-	upd2 := &transcribe.Record{ID: "u", ProjectID: "p1", Status: transcribe.StatusQueued, Data: []byte("x")}
+	upd2 := &transcribe.Record{ID: "u", ProjectID: "p1", Status: transcribe.StatusQueued, Data: []byte("x"), Summary: []byte("y")}
 	mustUpdate(t, s, upd2)
 	want2 := *upd2
-	want2.Created, want2.Seq = base, seq
+	want2.Created, want2.Seq, want2.WebhookStatus = base, seq, 503
 	if d := diffRecord(mustGet(t, s, "u"), &want2); d != "" {
 		t.Errorf("Get after second Update: %s", d)
 	}
@@ -451,7 +467,7 @@ func testUpdateNotFound(t *testing.T, s transcribe.Store) {
 func testUpdateLease(t *testing.T, s transcribe.Store) {
 	ctx := t.Context()
 	mustCreate(t, s, rec("j", "p1", 0))
-	claimed, err := s.ClaimJob(ctx, "w1", base, time.Minute)
+	claimed, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "w1", Now: base, Lease: time.Minute})
 	if err != nil {
 		t.Fatalf("ClaimJob: %v", err)
 	}
@@ -531,6 +547,7 @@ func testListProjects(t *testing.T, s transcribe.Store) {
 	}
 	want := rec("b2", "B", 3)
 	want.Seq = mustGet(t, s, "b2").Seq
+	want.Data = nil // List leaves Data out
 	if d := diffRecord(recs[0], want); d != "" {
 		t.Errorf("listed record: %s", d)
 	}
@@ -592,35 +609,46 @@ func testListCreated(t *testing.T, s transcribe.Store) {
 	wantList(t, s, transcribe.ListQuery{ProjectID: "p", CreatedFrom: at(8).UTC(), CreatedBefore: at(9).In(time.FixedZone("UTC-7", -7*3600))}, "r8")
 }
 
-func testListSeq(t *testing.T, s transcribe.Store) {
-	var seq []int64
+func testListCursors(t *testing.T, s transcribe.Store) {
 	for i := range 10 {
-		r := rec(fmt.Sprintf("r%d", i), "p", i)
-		mustCreate(t, s, r)
-		seq = append(seq, r.Seq)
-		mustCreate(t, s, rec(fmt.Sprintf("x%d", i), "other", i)) // interleaved Seqs of another project
+		mustCreate(t, s, rec(fmt.Sprintf("r%d", i), "p", i))
+		mustCreate(t, s, rec(fmt.Sprintf("x%d", i), "other", i)) // interleaved records of another project
 	}
-	wantList(t, s, transcribe.ListQuery{ProjectID: "p", BeforeSeq: seq[4]}, "r3", "r2", "r1", "r0")
-	wantList(t, s, transcribe.ListQuery{ProjectID: "p", BeforeSeq: seq[4], Limit: 2}, "r3", "r2")
-	wantList(t, s, transcribe.ListQuery{ProjectID: "p", BeforeSeq: seq[0]})
-	wantList(t, s, transcribe.ListQuery{ProjectID: "p", BeforeSeq: seq[9] + 1000}, "r9", "r8", "r7", "r6", "r5", "r4", "r3", "r2", "r1", "r0")
-	// AfterSeq: the oldest records newer than AfterSeq, returned newest first.
-	wantList(t, s, transcribe.ListQuery{ProjectID: "p", AfterSeq: seq[5]}, "r9", "r8", "r7", "r6")
-	wantList(t, s, transcribe.ListQuery{ProjectID: "p", AfterSeq: seq[2], Limit: 3}, "r5", "r4", "r3")
-	wantList(t, s, transcribe.ListQuery{ProjectID: "p", AfterSeq: seq[2], Limit: 1}, "r3")
-	wantList(t, s, transcribe.ListQuery{ProjectID: "p", AfterSeq: seq[9]})
+	wantList(t, s, transcribe.ListQuery{ProjectID: "p", BeforeID: "r4"}, "r3", "r2", "r1", "r0")
+	wantList(t, s, transcribe.ListQuery{ProjectID: "p", BeforeID: "r4", Limit: 2}, "r3", "r2")
+	wantList(t, s, transcribe.ListQuery{ProjectID: "p", BeforeID: "r0"})
+	// AfterID: the oldest records newer than AfterID, returned newest first.
+	wantList(t, s, transcribe.ListQuery{ProjectID: "p", AfterID: "r5"}, "r9", "r8", "r7", "r6")
+	wantList(t, s, transcribe.ListQuery{ProjectID: "p", AfterID: "r2", Limit: 3}, "r5", "r4", "r3")
+	wantList(t, s, transcribe.ListQuery{ProjectID: "p", AfterID: "r2", Limit: 1}, "r3")
+	wantList(t, s, transcribe.ListQuery{ProjectID: "p", AfterID: "r9"})
 	// Both bounds.
-	wantList(t, s, transcribe.ListQuery{ProjectID: "p", AfterSeq: seq[2], BeforeSeq: seq[6]}, "r5", "r4", "r3")
-	wantList(t, s, transcribe.ListQuery{ProjectID: "p", AfterSeq: seq[2], BeforeSeq: seq[6], Limit: 2}, "r4", "r3")
-	// Combined with a status filter: pages skip non-matching records.
+	wantList(t, s, transcribe.ListQuery{ProjectID: "p", AfterID: "r2", BeforeID: "r6"}, "r5", "r4", "r3")
+	wantList(t, s, transcribe.ListQuery{ProjectID: "p", AfterID: "r2", BeforeID: "r6", Limit: 2}, "r4", "r3")
+	// Combined with a status filter: pages skip non-matching records, and a
+	// cursor need not match the filter itself.
 	for _, i := range []int{3, 4, 8} {
 		r := mustGet(t, s, fmt.Sprintf("r%d", i))
 		r.Status = transcribe.StatusCompleted
 		mustUpdate(t, s, r)
 	}
-	wantList(t, s, transcribe.ListQuery{ProjectID: "p", Status: transcribe.StatusCompleted, AfterSeq: seq[3], Limit: 1}, "r4")
-	wantList(t, s, transcribe.ListQuery{ProjectID: "p", Status: transcribe.StatusCompleted, BeforeSeq: seq[8], Limit: 1}, "r4")
-	wantList(t, s, transcribe.ListQuery{ProjectID: "p", Status: transcribe.StatusQueued, AfterSeq: seq[2], Limit: 3}, "r7", "r6", "r5")
+	wantList(t, s, transcribe.ListQuery{ProjectID: "p", Status: transcribe.StatusCompleted, AfterID: "r3", Limit: 1}, "r4")
+	wantList(t, s, transcribe.ListQuery{ProjectID: "p", Status: transcribe.StatusCompleted, BeforeID: "r8", Limit: 1}, "r4")
+	wantList(t, s, transcribe.ListQuery{ProjectID: "p", Status: transcribe.StatusQueued, AfterID: "r2", Limit: 3}, "r7", "r6", "r5")
+	// A deleted record is still a valid cursor.
+	r := mustGet(t, s, "r6")
+	r.Deleted = true
+	mustUpdate(t, s, r)
+	wantList(t, s, transcribe.ListQuery{ProjectID: "p", BeforeID: "r6", Limit: 2}, "r5", "r4")
+	// A cursor that is not one of the project's records: ErrNotFound.
+	for _, q := range []transcribe.ListQuery{
+		{ProjectID: "p", BeforeID: "x4"}, {ProjectID: "p", AfterID: "x4"}, {ProjectID: "p", BeforeID: "missing"},
+		{ProjectID: "p", AfterID: "missing", Limit: 3}, {ProjectID: "other", BeforeID: "r1"},
+	} {
+		if recs, err := s.List(t.Context(), q); !errors.Is(err, transcribe.ErrNotFound) {
+			t.Errorf("List(%+v) = %v, %v; want ErrNotFound", q, ids(recs), err)
+		}
+	}
 }
 
 func testListDeleted(t *testing.T, s transcribe.Store) {
@@ -644,28 +672,35 @@ func testListDeleted(t *testing.T, s transcribe.Store) {
 
 func testListEmpty(t *testing.T, s transcribe.Store) {
 	wantList(t, s, transcribe.ListQuery{ProjectID: "p"})
-	wantList(t, s, transcribe.ListQuery{ProjectID: "p", Limit: 10, Status: transcribe.StatusCompleted, BeforeSeq: 5, AfterSeq: 1})
+	wantList(t, s, transcribe.ListQuery{ProjectID: "p", Limit: 10, Status: transcribe.StatusCompleted})
 }
 
-func testSeqOf(t *testing.T, s transcribe.Store) {
-	a, b := rec("a", "p1", 0), rec("b", "p2", 1)
-	mustCreate(t, s, a, b)
-	for _, r := range []*transcribe.Record{a, b} {
-		got, err := s.SeqOf(t.Context(), r.ProjectID, r.ID)
-		if err != nil || got != r.Seq {
-			t.Errorf("SeqOf(%s, %s) = %d, %v; want %d", r.ProjectID, r.ID, got, err, r.Seq)
-		}
+// testListNoData: List leaves Data out (nil) but fills every other field,
+// Summary included, whatever Data holds.
+func testListNoData(t *testing.T, s transcribe.Store) {
+	big := rec("big", "p", 0)
+	big.Data = make([]byte, 1<<20)
+	mustCreate(t, s, big)
+	if err := s.SetWebhookStatus(t.Context(), "big", 500); err != nil {
+		t.Fatal(err)
 	}
-	for _, c := range [][2]string{{"p2", "a"}, {"p1", "b"}, {"p1", "missing"}, {"", "a"}} {
-		if _, err := s.SeqOf(t.Context(), c[0], c[1]); !errors.Is(err, transcribe.ErrNotFound) {
-			t.Errorf("SeqOf(%q, %q): err = %v, want ErrNotFound", c[0], c[1], err)
-		}
+	recs, err := s.List(t.Context(), transcribe.ListQuery{ProjectID: "p"})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("List = %v, %v", ids(recs), err)
+	}
+	if recs[0].Data != nil {
+		t.Errorf("List returned %d bytes of Data, want nil", len(recs[0].Data))
+	}
+	want := rec("big", "p", 0)
+	want.Seq, want.Data, want.WebhookStatus = big.Seq, nil, 500
+	if d := diffRecord(recs[0], want); d != "" {
+		t.Errorf("listed record: %s", d)
 	}
 }
 
 func mustClaim(t *testing.T, s transcribe.Store, owner string, now time.Time, lease time.Duration) *transcribe.Record {
 	t.Helper()
-	r, err := s.ClaimJob(t.Context(), owner, now, lease)
+	r, err := s.ClaimJob(t.Context(), transcribe.Claim{Owner: owner, Now: now, Lease: lease})
 	if err != nil {
 		t.Fatalf("ClaimJob(%s, %v): %v", owner, now, err)
 	}
@@ -677,7 +712,7 @@ func mustClaim(t *testing.T, s transcribe.Store, owner string, now time.Time, le
 
 func wantNoJob(t *testing.T, s transcribe.Store, owner string, now time.Time) {
 	t.Helper()
-	r, err := s.ClaimJob(t.Context(), owner, now, time.Minute)
+	r, err := s.ClaimJob(t.Context(), transcribe.Claim{Owner: owner, Now: now, Lease: time.Minute})
 	if !errors.Is(err, transcribe.ErrNoJob) {
 		id := ""
 		if r != nil {
@@ -697,7 +732,7 @@ func testClaimJobOrder(t *testing.T, s transcribe.Store) {
 		id := c.ID
 		got := mustClaim(t, s, "w", now, 30*time.Second)
 		want := *c
-		want.Status, want.LeaseOwner, want.LeaseUntil = transcribe.StatusProcessing, "w", now.Add(30*time.Second)
+		want.Status, want.LeaseOwner, want.LeaseUntil, want.Claims = transcribe.StatusProcessing, "w", now.Add(30*time.Second), 1
 		if got.ID != id {
 			t.Fatalf("ClaimJob returned %s, want %s (oldest first)", got.ID, id)
 		}
@@ -756,7 +791,7 @@ func testClaimJobExpiredLease(t *testing.T, s transcribe.Store) {
 	if err := s.Update(ctx, first); !errors.Is(err, transcribe.ErrLeaseLost) {
 		t.Errorf("Update by the worker whose lease expired and was taken: err = %v, want ErrLeaseLost", err)
 	}
-	if err := s.ExtendLease(ctx, "j", "w1", base.Add(time.Hour)); !errors.Is(err, transcribe.ErrLeaseLost) {
+	if err := s.ExtendLease(ctx, transcribe.Lease{ID: "j", Owner: "w1", Until: base.Add(time.Hour)}); !errors.Is(err, transcribe.ErrLeaseLost) {
 		t.Errorf("ExtendLease by the worker whose lease was taken: err = %v, want ErrLeaseLost", err)
 	}
 	if got := mustGet(t, s, "j"); got.LeaseOwner != "w2" || got.Status != transcribe.StatusProcessing || !got.LeaseUntil.Equal(base.Add(3*time.Minute)) {
@@ -782,7 +817,8 @@ func testClaimJobExpiredLease(t *testing.T, s transcribe.Store) {
 func testClaimJobRequeued(t *testing.T, s transcribe.Store) {
 	mustCreate(t, s, rec("j", "p", 0))
 	got := mustClaim(t, s, "w1", base, time.Hour)
-	// The worker hands the job back (crash recovery path).
+	// An adapter does what Update says, whatever the status change (the
+	// Service's own state machine decides which changes it makes).
 	got.Status, got.LeaseOwner, got.LeaseUntil = transcribe.StatusQueued, "", time.Time{}
 	mustUpdate(t, s, got)
 	again := mustClaim(t, s, "w2", base.Add(time.Second), time.Hour)
@@ -817,7 +853,7 @@ func testClaimJobConcurrent(t *testing.T, s transcribe.Store) {
 			owner := fmt.Sprintf("w%d", w)
 			<-start
 			for {
-				r, err := s.ClaimJob(context.Background(), owner, base, time.Hour)
+				r, err := s.ClaimJob(context.Background(), transcribe.Claim{Owner: owner, Now: base, Lease: time.Hour})
 				if errors.Is(err, transcribe.ErrNoJob) {
 					return
 				}
@@ -870,7 +906,7 @@ func testClaimJobReclaimRace(t *testing.T, s transcribe.Store) {
 			owner := fmt.Sprintf("r%d-w%d", round, w)
 			wg.Go(func() {
 				<-start
-				r, err := s.ClaimJob(context.Background(), owner, now, time.Minute)
+				r, err := s.ClaimJob(context.Background(), transcribe.Claim{Owner: owner, Now: now, Lease: time.Minute})
 				if errors.Is(err, transcribe.ErrNoJob) {
 					return
 				}
@@ -902,7 +938,7 @@ func testExtendLease(t *testing.T, s transcribe.Store) {
 	}
 	mustClaim(t, s, "w9", base, time.Hour) // other
 	until := base.Add(5 * time.Minute)
-	if err := s.ExtendLease(ctx, "j", "w1", until); err != nil {
+	if err := s.ExtendLease(ctx, transcribe.Lease{ID: "j", Owner: "w1", Until: until}); err != nil {
 		t.Fatalf("ExtendLease by owner: %v", err)
 	}
 	got := mustGet(t, s, "j")
@@ -911,426 +947,81 @@ func testExtendLease(t *testing.T, s transcribe.Store) {
 	}
 	// The extended lease holds against claims.
 	wantNoJob(t, s, "w2", base.Add(4*time.Minute))
-	if err := s.ExtendLease(ctx, "j", "w2", base.Add(time.Hour)); !errors.Is(err, transcribe.ErrLeaseLost) {
+	if err := s.ExtendLease(ctx, transcribe.Lease{ID: "j", Owner: "w2", Until: base.Add(time.Hour)}); !errors.Is(err, transcribe.ErrLeaseLost) {
 		t.Errorf("ExtendLease by non-owner: err = %v, want ErrLeaseLost", err)
 	}
-	if err := s.ExtendLease(ctx, "j", "", base.Add(time.Hour)); !errors.Is(err, transcribe.ErrLeaseLost) {
+	if err := s.ExtendLease(ctx, transcribe.Lease{ID: "j", Owner: "", Until: base.Add(time.Hour)}); !errors.Is(err, transcribe.ErrLeaseLost) {
 		t.Errorf("ExtendLease with an empty owner: err = %v, want ErrLeaseLost", err)
 	}
 	if got := mustGet(t, s, "j"); !got.LeaseUntil.Equal(until) || got.LeaseOwner != "w1" {
 		t.Errorf("rejected ExtendLease changed the lease: %q %v", got.LeaseOwner, got.LeaseUntil)
 	}
 	// A record leased to someone else cannot be extended.
-	if err := s.ExtendLease(ctx, "other", "w1", base.Add(time.Hour)); !errors.Is(err, transcribe.ErrLeaseLost) {
+	if err := s.ExtendLease(ctx, transcribe.Lease{ID: "other", Owner: "w1", Until: base.Add(time.Hour)}); !errors.Is(err, transcribe.ErrLeaseLost) {
 		t.Errorf("ExtendLease of a record leased to w9 by w1: err = %v, want ErrLeaseLost", err)
 	}
 	// After the lease is cleared (deletion), the owner has lost it.
 	r := mustGet(t, s, "j")
 	r.LeaseOwner, r.LeaseUntil, r.Deleted = "", time.Time{}, true
 	mustUpdate(t, s, r)
-	if err := s.ExtendLease(ctx, "j", "w1", base.Add(time.Hour)); !errors.Is(err, transcribe.ErrLeaseLost) {
+	if err := s.ExtendLease(ctx, transcribe.Lease{ID: "j", Owner: "w1", Until: base.Add(time.Hour)}); !errors.Is(err, transcribe.ErrLeaseLost) {
 		t.Errorf("ExtendLease after the lease was cleared: err = %v, want ErrLeaseLost", err)
 	}
 	// An absent record: ErrNotFound or ErrLeaseLost.
-	if err := s.ExtendLease(ctx, "missing", "w1", base); !errors.Is(err, transcribe.ErrNotFound) && !errors.Is(err, transcribe.ErrLeaseLost) {
+	if err := s.ExtendLease(ctx, transcribe.Lease{ID: "missing", Owner: "w1", Until: base}); !errors.Is(err, transcribe.ErrNotFound) && !errors.Is(err, transcribe.ErrLeaseLost) {
 		t.Errorf("ExtendLease of an absent record: err = %v, want ErrNotFound or ErrLeaseLost", err)
 	}
 }
 
-func testUploads(t *testing.T, s transcribe.Store) {
-	ctx := t.Context()
-	if _, err := s.GetUpload(ctx, "u1"); !errors.Is(err, transcribe.ErrNotFound) {
-		t.Errorf("GetUpload on empty store: err = %v, want ErrNotFound", err)
-	}
-	u1 := &transcribe.Upload{ID: "u1", ProjectID: "p1", Size: 5 << 30, Created: base}
-	u2 := &transcribe.Upload{ID: "u2", ProjectID: "p2", Size: 1, Created: base.Add(time.Second)}
-	for _, u := range []*transcribe.Upload{u1, u2} {
-		if err := s.CreateUpload(ctx, u); err != nil {
-			t.Fatalf("CreateUpload(%s): %v", u.ID, err)
+// testClaimsCounted: ClaimJob counts the claims of a record, and Update
+// never changes the count.
+func testClaimsCounted(t *testing.T, s transcribe.Store) {
+	mustCreate(t, s, rec("j", "p", 0))
+	for i := 1; i <= 3; i++ {
+		got := mustClaim(t, s, fmt.Sprintf("w%d", i), base.Add(time.Duration(i)*time.Hour), time.Minute)
+		if got.Claims != i {
+			t.Fatalf("claim %d: Claims = %d", i, got.Claims)
 		}
-	}
-	for _, want := range []*transcribe.Upload{u1, u2} {
-		got, err := s.GetUpload(ctx, want.ID)
-		if err != nil {
-			t.Fatalf("GetUpload(%s): %v", want.ID, err)
-		}
-		if got.ID != want.ID || got.ProjectID != want.ProjectID || got.Size != want.Size || !got.Created.Equal(want.Created) {
-			t.Errorf("GetUpload(%s) = %+v, want %+v", want.ID, got, want)
-		}
-	}
-	if err := s.CreateUpload(ctx, &transcribe.Upload{ID: "u1", ProjectID: "p2", Size: 9, Created: base}); !errors.Is(err, transcribe.ErrExists) {
-		t.Errorf("CreateUpload of a taken id: err = %v, want ErrExists", err)
-	}
-	if got, err := s.GetUpload(ctx, "u1"); err != nil || got.ProjectID != "p1" || got.Size != 5<<30 {
-		t.Errorf("failed CreateUpload changed the upload: %+v %v", got, err)
-	}
-	if err := s.DeleteUpload(ctx, "u1"); err != nil {
-		t.Fatalf("DeleteUpload: %v", err)
-	}
-	if _, err := s.GetUpload(ctx, "u1"); !errors.Is(err, transcribe.ErrNotFound) {
-		t.Errorf("GetUpload after DeleteUpload: err = %v, want ErrNotFound", err)
-	}
-	if _, err := s.GetUpload(ctx, "u2"); err != nil {
-		t.Errorf("DeleteUpload(u1) removed u2: %v", err)
-	}
-	for _, id := range []string{"u1", "never"} {
-		if err := s.DeleteUpload(ctx, id); err != nil {
-			t.Errorf("DeleteUpload of absent %s: %v, want nil", id, err)
-		}
-	}
-	// Uploads and transcripts are separate namespaces.
-	mustCreate(t, s, rec("u2", "p2", 0))
-	if _, err := s.GetUpload(ctx, "u2"); err != nil {
-		t.Errorf("GetUpload after a transcript with the same id was created: %v", err)
-	}
-	// An id may be reused after deletion.
-	if err := s.CreateUpload(ctx, &transcribe.Upload{ID: "u1", ProjectID: "p3", Size: 2, Created: base}); err != nil {
-		t.Errorf("CreateUpload of a deleted id: %v", err)
-	}
-}
-
-func mustCreateUpload(t *testing.T, s transcribe.Store, us ...*transcribe.Upload) {
-	t.Helper()
-	for _, u := range us {
-		if err := s.CreateUpload(t.Context(), u); err != nil {
-			t.Fatalf("CreateUpload(%s): %v", u.ID, err)
+		got.Data = []byte(fmt.Sprintf("attempt %d", i))
+		got.Claims = 100
+		mustUpdate(t, s, got)
+		if r := mustGet(t, s, "j"); r.Claims != i || string(r.Data) != fmt.Sprintf("attempt %d", i) {
+			t.Fatalf("after claim %d and Update: Claims = %d, Data %q", i, r.Claims, r.Data)
 		}
 	}
 }
 
-func testAttachUpload(t *testing.T, s transcribe.Store) {
+// testWebhookStatus: SetWebhookStatus changes only WebhookStatus, without
+// a lease check, even while a worker holds the record; ErrNotFound for an
+// absent record.
+func testWebhookStatus(t *testing.T, s transcribe.Store) {
 	ctx := t.Context()
-	if err := s.AttachUpload(ctx, "missing", "t1"); !errors.Is(err, transcribe.ErrNotFound) {
-		t.Errorf("AttachUpload of an absent upload: err = %v, want ErrNotFound", err)
+	mustCreate(t, s, rec("j", "p", 0), rec("k", "p", 1))
+	claimed := mustClaim(t, s, "w1", base, time.Minute)
+	if err := s.SetWebhookStatus(ctx, "j", 404); err != nil {
+		t.Fatalf("SetWebhookStatus: %v", err)
 	}
-	mustCreateUpload(t, s,
-		&transcribe.Upload{ID: "u1", ProjectID: "p1", Size: 3, Created: base},
-		&transcribe.Upload{ID: "u2", ProjectID: "p1", Size: 4, Created: base, TranscriptID: "t0"})
-	if got, err := s.GetUpload(ctx, "u2"); err != nil || got.TranscriptID != "t0" {
-		t.Errorf("CreateUpload with TranscriptID t0: GetUpload = %+v, %v", got, err)
+	want := *claimed
+	want.WebhookStatus = 404
+	if d := diffRecord(mustGet(t, s, "j"), &want); d != "" {
+		t.Errorf("after SetWebhookStatus: %s", d)
 	}
-	if got, err := s.GetUpload(ctx, "u1"); err != nil || got.TranscriptID != "" {
-		t.Fatalf("new upload: GetUpload = %+v, %v; want empty TranscriptID", got, err)
+	// The worker's Update keeps the status code.
+	claimed.Status = transcribe.StatusCompleted
+	mustUpdate(t, s, claimed)
+	if got := mustGet(t, s, "j"); got.WebhookStatus != 404 || got.Status != transcribe.StatusCompleted {
+		t.Errorf("Update lost the webhook status: %d %s", got.WebhookStatus, got.Status)
 	}
-	if err := s.AttachUpload(ctx, "u1", "t1"); err != nil {
-		t.Fatalf("AttachUpload: %v", err)
-	}
-	got, err := s.GetUpload(ctx, "u1")
-	if err != nil || got.TranscriptID != "t1" || got.ProjectID != "p1" || got.Size != 3 || !got.Created.Equal(base) {
-		t.Errorf("after AttachUpload(u1, t1): GetUpload = %+v, %v", got, err)
-	}
-	if err := s.AttachUpload(ctx, "u1", "t2"); err != nil {
-		t.Fatalf("second AttachUpload: %v", err)
-	}
-	if got, err := s.GetUpload(ctx, "u1"); err != nil || got.TranscriptID != "t2" {
-		t.Errorf("after AttachUpload(u1, t2): GetUpload = %+v, %v; want TranscriptID t2", got, err)
-	}
-	if got, err := s.GetUpload(ctx, "u2"); err != nil || got.TranscriptID != "t0" {
-		t.Errorf("AttachUpload(u1) changed u2: %+v, %v", got, err)
-	}
-	if err := s.DeleteUpload(ctx, "u1"); err != nil {
+	if err := s.SetWebhookStatus(ctx, "j", 200); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AttachUpload(ctx, "u1", "t3"); !errors.Is(err, transcribe.ErrNotFound) {
-		t.Errorf("AttachUpload of a deleted upload: err = %v, want ErrNotFound", err)
+	if got := mustGet(t, s, "j"); got.WebhookStatus != 200 {
+		t.Errorf("WebhookStatus = %d, want 200", got.WebhookStatus)
 	}
-}
-
-func testExpiredUploads(t *testing.T, s transcribe.Store) {
-	ctx := t.Context()
-	expired := func(before time.Time, limit int) []string {
-		t.Helper()
-		us, err := s.ExpiredUploads(ctx, before, limit)
-		if err != nil {
-			t.Fatalf("ExpiredUploads(%v, %d): %v", before, limit, err)
-		}
-		out := []string{}
-		for _, u := range us {
-			out = append(out, u.ID)
-		}
-		return out
+	if got := mustGet(t, s, "k"); got.WebhookStatus != 0 {
+		t.Errorf("SetWebhookStatus(j) changed k: %d", got.WebhookStatus)
 	}
-	want := func(before time.Time, limit int, ids ...string) {
-		t.Helper()
-		if ids == nil {
-			ids = []string{}
-		}
-		if got := expired(before, limit); !slices.Equal(got, ids) {
-			t.Errorf("ExpiredUploads(base%+v, %d) = %v, want %v", before.Sub(base), limit, got, ids)
-		}
-	}
-	want(base.Add(time.Hour), 0)
-	// Created out of id order; "b" and "c" tie on Created (smaller id first).
-	mustCreateUpload(t, s,
-		&transcribe.Upload{ID: "d", ProjectID: "p2", Size: 1, Created: base.Add(3 * time.Second)},
-		&transcribe.Upload{ID: "c", ProjectID: "p1", Size: 2, Created: base.Add(time.Second)},
-		&transcribe.Upload{ID: "a", ProjectID: "p1", Size: 3, Created: base.Add(2 * time.Second)},
-		&transcribe.Upload{ID: "b", ProjectID: "p2", Size: 4, Created: base.Add(time.Second)},
-		&transcribe.Upload{ID: "e", ProjectID: "p1", Size: 5, Created: base},
-		&transcribe.Upload{ID: "used", ProjectID: "p1", Size: 6, Created: base.Add(-time.Hour), TranscriptID: "t9"},
-		&transcribe.Upload{ID: "late", ProjectID: "p1", Size: 7, Created: base.Add(time.Hour)},
-	)
-	want(base.Add(4*time.Second), 0, "e", "b", "c", "a", "d")
-	want(base.Add(4*time.Second), -1, "e", "b", "c", "a", "d")
-	// The cutoff is strict, to the microsecond.
-	want(base.Add(3*time.Second), 0, "e", "b", "c", "a")
-	want(base.Add(3*time.Second+time.Microsecond), 0, "e", "b", "c", "a", "d")
-	want(base.Add(time.Second), 0, "e")
-	want(base, 0)
-	// Limit keeps the oldest.
-	want(base.Add(4*time.Second), 2, "e", "b")
-	want(base.Add(4*time.Second), 5, "e", "b", "c", "a", "d")
-	want(base.Add(4*time.Second), 9, "e", "b", "c", "a", "d")
-	want(base.Add(2*time.Hour), 0, "e", "b", "c", "a", "d", "late")
-	// The returned uploads are complete.
-	if us, err := s.ExpiredUploads(ctx, base.Add(2*time.Second), 1); err != nil || len(us) != 1 {
-		t.Fatalf("ExpiredUploads limit 1 = %v, %v", us, err)
-	} else if u := us[0]; u.ID != "e" || u.ProjectID != "p1" || u.Size != 5 || !u.Created.Equal(base) || u.TranscriptID != "" {
-		t.Errorf("ExpiredUploads returned %+v, want upload e as created", u)
-	}
-	// Deleted and attached uploads are not returned.
-	if err := s.DeleteUpload(ctx, "b"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AttachUpload(ctx, "a", "t1"); err != nil {
-		t.Fatal(err)
-	}
-	want(base.Add(4*time.Second), 0, "e", "c", "d")
-	want(base.Add(4*time.Second), 2, "e", "c")
-	// Changing a returned upload does not change the stored one.
-	us, err := s.ExpiredUploads(ctx, base.Add(time.Second), 0)
-	if err != nil || len(us) != 1 {
-		t.Fatalf("ExpiredUploads = %v, %v", us, err)
-	}
-	us[0].TranscriptID, us[0].Size = "x", 99
-	if got, err := s.GetUpload(ctx, "e"); err != nil || got.TranscriptID != "" || got.Size != 5 {
-		t.Errorf("changing a returned upload changed the store: %+v, %v", got, err)
-	}
-}
-
-func delivery(id, transcript string, next time.Time) *transcribe.Delivery {
-	return &transcribe.Delivery{ID: id, TranscriptID: transcript, NextAttempt: next, Data: []byte("sealed:" + id)}
-}
-
-func diffDelivery(got, want *transcribe.Delivery) string {
-	var d []string
-	add := func(field string, g, w any) { d = append(d, fmt.Sprintf("%s = %v, want %v", field, g, w)) }
-	if got.ID != want.ID {
-		add("ID", got.ID, want.ID)
-	}
-	if got.TranscriptID != want.TranscriptID {
-		add("TranscriptID", got.TranscriptID, want.TranscriptID)
-	}
-	if got.Attempts != want.Attempts {
-		add("Attempts", got.Attempts, want.Attempts)
-	}
-	if !got.NextAttempt.Equal(want.NextAttempt) {
-		add("NextAttempt", got.NextAttempt, want.NextAttempt)
-	}
-	if got.Done != want.Done {
-		add("Done", got.Done, want.Done)
-	}
-	if got.LeaseOwner != want.LeaseOwner {
-		add("LeaseOwner", got.LeaseOwner, want.LeaseOwner)
-	}
-	if !got.LeaseUntil.Equal(want.LeaseUntil) {
-		add("LeaseUntil", got.LeaseUntil, want.LeaseUntil)
-	}
-	if !bytes.Equal(got.Data, want.Data) {
-		add("Data", fmt.Sprintf("%q", clip(got.Data)), fmt.Sprintf("%q", clip(want.Data)))
-	}
-	if len(d) == 0 {
-		return ""
-	}
-	return fmt.Sprint(d)
-}
-
-func mustAddDelivery(t *testing.T, s transcribe.Store, ds ...*transcribe.Delivery) {
-	t.Helper()
-	for _, d := range ds {
-		if err := s.AddDelivery(t.Context(), d); err != nil {
-			t.Fatalf("AddDelivery(%s): %v", d.ID, err)
-		}
-	}
-}
-
-func mustClaimDelivery(t *testing.T, s transcribe.Store, owner string, now time.Time, lease time.Duration) *transcribe.Delivery {
-	t.Helper()
-	d, err := s.ClaimDelivery(t.Context(), owner, now, lease)
-	if err != nil {
-		t.Fatalf("ClaimDelivery(%s, %v): %v", owner, now, err)
-	}
-	if d == nil {
-		t.Fatal("ClaimDelivery returned nil, nil")
-	}
-	return d
-}
-
-func wantNoDelivery(t *testing.T, s transcribe.Store, owner string, now time.Time) {
-	t.Helper()
-	d, err := s.ClaimDelivery(t.Context(), owner, now, time.Minute)
-	if !errors.Is(err, transcribe.ErrNoJob) {
-		id := ""
-		if d != nil {
-			id = d.ID
-		}
-		t.Fatalf("ClaimDelivery(%s, %v) = %q, %v; want ErrNoJob", owner, now, id, err)
-	}
-}
-
-func testDeliveries(t *testing.T, s transcribe.Store) {
-	ctx := t.Context()
-	wantNoDelivery(t, s, "w", base)
-	d := delivery("d1", "t1", base)
-	d.Attempts = 2
-	mustAddDelivery(t, s, d)
-	dup := delivery("d1", "t9", base.Add(-time.Hour))
-	if err := s.AddDelivery(ctx, dup); !errors.Is(err, transcribe.ErrExists) {
-		t.Fatalf("AddDelivery of a taken id: err = %v, want ErrExists", err)
-	}
-	got := mustClaimDelivery(t, s, "w1", base.Add(time.Second), 30*time.Second)
-	want := *d
-	want.LeaseOwner, want.LeaseUntil = "w1", base.Add(31*time.Second)
-	if diff := diffDelivery(got, &want); diff != "" {
-		t.Fatalf("claimed delivery: %s", diff)
-	}
-	// Update by another owner fails and changes nothing.
-	other := *got
-	other.LeaseOwner, other.Done = "w2", true
-	if err := s.UpdateDelivery(ctx, &other); !errors.Is(err, transcribe.ErrLeaseLost) {
-		t.Fatalf("UpdateDelivery by non-owner: err = %v, want ErrLeaseLost", err)
-	}
-	// The owner records a failed attempt and releases the lease.
-	got.Attempts, got.NextAttempt, got.Data = 3, base.Add(time.Hour), []byte("retry")
-	mustUpdate := func(d *transcribe.Delivery) {
-		t.Helper()
-		if err := s.UpdateDelivery(ctx, d); err != nil {
-			t.Fatalf("UpdateDelivery(%s): %v", d.ID, err)
-		}
-	}
-	mustUpdate(got)
-	got.LeaseOwner, got.LeaseUntil = "", time.Time{}
-	mustUpdate(got) // empty owner: unconditional
-	wantNoDelivery(t, s, "w2", base.Add(time.Minute))
-	again := mustClaimDelivery(t, s, "w2", base.Add(time.Hour), time.Minute)
-	want = *got
-	want.LeaseOwner, want.LeaseUntil = "w2", base.Add(time.Hour+time.Minute)
-	if diff := diffDelivery(again, &want); diff != "" {
-		t.Fatalf("delivery claimed after update: %s", diff)
-	}
-	// Done deliveries are never claimed.
-	again.Done = true
-	mustUpdate(again)
-	wantNoDelivery(t, s, "w3", base.Add(1000*time.Hour))
-	// Absent.
-	if err := s.UpdateDelivery(ctx, delivery("ghost", "t", base)); !errors.Is(err, transcribe.ErrNotFound) {
-		t.Errorf("UpdateDelivery of an absent delivery: err = %v, want ErrNotFound", err)
-	}
-	// Deliveries and transcripts are separate namespaces.
-	mustCreate(t, s, rec("d1", "p", 0))
-	mustAddDelivery(t, s, delivery("t-shared", "d1", base))
-	if _, err := s.Get(ctx, "t-shared"); !errors.Is(err, transcribe.ErrNotFound) {
-		t.Errorf("a delivery id is visible as a transcript: %v", err)
-	}
-}
-
-func testDeliveryClaimOrder(t *testing.T, s transcribe.Store) {
-	now := base.Add(time.Hour)
-	mustAddDelivery(t, s,
-		delivery("later", "t1", now.Add(10*time.Second)),
-		delivery("mid", "t2", now.Add(-5*time.Second)),
-		delivery("first", "t3", now.Add(-10*time.Second)),
-		delivery("exact", "t4", now),
-	)
-	done := delivery("done", "t5", now.Add(-time.Hour))
-	done.Done = true
-	mustAddDelivery(t, s, done)
-	for _, id := range []string{"first", "mid", "exact"} {
-		if got := mustClaimDelivery(t, s, "w", now, time.Minute); got.ID != id {
-			t.Fatalf("ClaimDelivery returned %s, want %s (earliest NextAttempt first)", got.ID, id)
-		}
-	}
-	wantNoDelivery(t, s, "w", now)                                      // "later" is not due, the rest are leased
-	wantNoDelivery(t, s, "w", now.Add(10*time.Second-time.Millisecond)) // still not due
-	if got := mustClaimDelivery(t, s, "w", now.Add(10*time.Second), time.Minute); got.ID != "later" {
-		t.Fatalf("ClaimDelivery at its NextAttempt returned %s, want later", got.ID)
-	}
-}
-
-func testDeliveryLease(t *testing.T, s transcribe.Store) {
-	ctx := t.Context()
-	live := delivery("live", "t1", base.Add(-time.Hour))
-	live.LeaseOwner, live.LeaseUntil = "w0", base.Add(time.Minute)
-	free := delivery("free", "t2", base)
-	mustAddDelivery(t, s, live, free)
-	if got := mustClaimDelivery(t, s, "w1", base, time.Minute); got.ID != "free" {
-		t.Fatalf("ClaimDelivery returned %s, want free (live is leased)", got.ID)
-	}
-	wantNoDelivery(t, s, "w1", base.Add(30*time.Second))
-	wantNoDelivery(t, s, "w1", base.Add(time.Minute)) // LeaseUntil not before now
-	// Both leases have run out: the earliest NextAttempt wins.
-	got := mustClaimDelivery(t, s, "w2", base.Add(time.Minute+time.Millisecond), time.Minute)
-	if got.ID != "live" || got.LeaseOwner != "w2" {
-		t.Fatalf("ClaimDelivery after leases expired: %+v, want live leased to w2", got)
-	}
-	got = mustClaimDelivery(t, s, "w2", base.Add(2*time.Minute), time.Minute)
-	if got.ID != "free" {
-		t.Fatalf("ClaimDelivery after leases expired: %s, want free", got.ID)
-	}
-	// w1 lost "free" to w2.
-	stale := delivery("free", "t2", base)
-	stale.LeaseOwner, stale.Done = "w1", true
-	if err := s.UpdateDelivery(ctx, stale); !errors.Is(err, transcribe.ErrLeaseLost) {
-		t.Errorf("UpdateDelivery by the owner whose lease was taken: err = %v, want ErrLeaseLost", err)
-	}
-	got.Done = true
-	if err := s.UpdateDelivery(ctx, got); err != nil {
-		t.Errorf("UpdateDelivery by the current owner: %v", err)
-	}
-}
-
-func testDeliveryConcurrent(t *testing.T, s transcribe.Store) {
-	const n, workers = 40, 6
-	for i := range n {
-		mustAddDelivery(t, s, delivery(fmt.Sprintf("d%03d", i), "t", base.Add(-time.Duration(i)*time.Second)))
-	}
-	var (
-		mu      sync.Mutex
-		claimed = map[string]bool{}
-		wg      sync.WaitGroup
-	)
-	errs := make(chan error, workers)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			owner := fmt.Sprintf("w%d", w)
-			for {
-				d, err := s.ClaimDelivery(context.Background(), owner, base, time.Hour)
-				if errors.Is(err, transcribe.ErrNoJob) {
-					return
-				}
-				if err != nil {
-					errs <- fmt.Errorf("%s: ClaimDelivery: %w", owner, err)
-					return
-				}
-				mu.Lock()
-				dup := claimed[d.ID]
-				claimed[d.ID] = true
-				mu.Unlock()
-				if dup {
-					errs <- fmt.Errorf("delivery %s claimed twice", d.ID)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if len(claimed) != n {
-		t.Errorf("%d of %d deliveries claimed", len(claimed), n)
+	if err := s.SetWebhookStatus(ctx, "missing", 200); !errors.Is(err, transcribe.ErrNotFound) {
+		t.Errorf("SetWebhookStatus of an absent record: %v, want ErrNotFound", err)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"crypto/rand"
@@ -16,9 +16,9 @@ import (
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
-// config is the server configuration: environment variables, overridden by
-// flags of the same meaning.
-type config struct {
+// Config is the server configuration: environment variables, overridden
+// by flags of the same meaning.
+type Config struct {
 	Addr           string        // EARSHOT_ADDR, default 127.0.0.1:8080
 	Data           string        // EARSHOT_DATA, default ./earshot-data
 	PublicURL      string        // EARSHOT_PUBLIC_URL, default http(s)://Addr
@@ -49,8 +49,9 @@ func env(name, def string) string {
 	return def
 }
 
-func parseConfig(args []string) (*config, error) {
-	c := &config{}
+// ParseConfig reads the EARSHOT_* environment and then args (flags).
+func ParseConfig(args []string) (*Config, error) {
+	c := &Config{}
 	fs := flag.NewFlagSet("earshot", flag.ContinueOnError)
 	fs.StringVar(&c.Addr, "addr", env("EARSHOT_ADDR", "127.0.0.1:8080"), "listen address (EARSHOT_ADDR)")
 	fs.StringVar(&c.Data, "data", env("EARSHOT_DATA", "./earshot-data"), "data directory (EARSHOT_DATA)")
@@ -172,8 +173,16 @@ func parseKeys(s string) (map[string]string, error) {
 	if len(keys) == 0 {
 		return nil, errors.New("EARSHOT_API_KEYS: no keys")
 	}
+	for k := range keys {
+		if len(k) < MinKeyLength {
+			return nil, fmt.Errorf("EARSHOT_API_KEYS: a key of %d characters is too short to be secret; use at least %d (for example: openssl rand -hex 24)", len(k), MinKeyLength)
+		}
+	}
 	return keys, nil
 }
+
+// MinKeyLength is the shortest API key the server accepts.
+const MinKeyLength = 16
 
 // loadOrCreate reads a secret file from the data directory, creating it
 // with mode 0600 from gen() on first use.
@@ -198,7 +207,7 @@ func loadOrCreate(path string, gen func() string) (value string, created bool, e
 }
 
 // contentKey returns the AES key from configuration or the data directory.
-func contentKey(c *config) ([]byte, error) {
+func contentKey(c *Config) ([]byte, error) {
 	raw := c.EncryptionKey
 	if raw == "" {
 		keyPath := filepath.Join(c.Data, "encryption.key")
@@ -224,7 +233,7 @@ func contentKey(c *config) ([]byte, error) {
 
 // apiKeys returns the key→project map: EARSHOT_API_KEYS, or a development
 // key kept in the data directory.
-func apiKeys(c *config) (keys map[string]string, devKey string, err error) {
+func apiKeys(c *Config) (keys map[string]string, devKey string, err error) {
 	if c.APIKeys != "" {
 		k, err := parseKeys(c.APIKeys)
 		return k, "", err

@@ -1,0 +1,134 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/earshot-dev/earshot/internal/wire"
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// ListItem is one entry of a transcript list (TranscriptListItem on the
+// wire).
+type ListItem struct {
+	ID          string            `json:"id"`
+	ResourceURL string            `json:"resource_url"`
+	Status      transcribe.Status `json:"status"`
+	Created     string            `json:"created"`
+	Completed   *string           `json:"completed"`
+	AudioURL    string            `json:"audio_url"`
+	Error       *string           `json:"error"`
+}
+
+// PageDetails describes a list page; its URLs are absolute, on the public
+// origin (the JS SDK fetches them as they are).
+type PageDetails struct {
+	Limit       int     `json:"limit"`
+	ResultCount int     `json:"result_count"`
+	CurrentURL  string  `json:"current_url"`
+	PrevURL     *string `json:"prev_url"`
+	NextURL     *string `json:"next_url"`
+}
+
+// ListPage is the response of GET /v2/transcript.
+type ListPage struct {
+	PageDetails PageDetails `json:"page_details"`
+	Transcripts []ListItem  `json:"transcripts"`
+}
+
+// TimeLayout formats list timestamps as the real API does (UTC, no zone).
+const TimeLayout = wire.TimeLayout
+
+// list serves GET /v2/transcript. Empty query values count as absent (the
+// JS SDK sends after_id= for undefined); any request body is ignored (the
+// Go SDK sends one).
+func (a *API) list(w http.ResponseWriter, r *http.Request, project string) {
+	q := r.URL.Query()
+	var o transcribe.ListOptions
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n == 0 {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("limit: must be an integer between 1 and %d", transcribe.MaxListLimit))
+			return
+		}
+		o.Limit = n
+	}
+	o.Status = transcribe.Status(q.Get("status"))
+	createdOn := q.Get("created_on")
+	if createdOn != "" {
+		day, err := time.Parse("2006-01-02", createdOn)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "created_on: must be a date in the form YYYY-MM-DD")
+			return
+		}
+		o.CreatedOn = day
+	}
+	o.BeforeID = q.Get("before_id")
+	o.AfterID = q.Get("after_id")
+	if v := q.Get("throttled_only"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "throttled_only: must be true or false")
+			return
+		}
+		o.ThrottledOnly = b
+	}
+	res, err := a.svc.List(r.Context(), project, o)
+	if err != nil {
+		a.writeErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a.page(res, o, createdOn))
+}
+
+// page renders a ListResult: items with their resource URLs, and
+// page_details whose URLs repeat the query with the cursors.
+func (a *API) page(res *transcribe.ListResult, o transcribe.ListOptions, createdOn string) *ListPage {
+	page := &ListPage{Transcripts: make([]ListItem, 0, len(res.Entries))}
+	for _, e := range res.Entries {
+		it := ListItem{ID: e.ID, ResourceURL: a.urls.Transcript(e.ID), Status: e.Status,
+			Created: wire.Time(e.Created), AudioURL: e.AudioURL, Error: e.Error}
+		if !e.Completed.IsZero() {
+			c := wire.Time(e.Completed)
+			it.Completed = &c
+		}
+		page.Transcripts = append(page.Transcripts, it)
+	}
+	pageURL := func(extra url.Values) string {
+		v := url.Values{}
+		v.Set("limit", strconv.Itoa(res.Limit))
+		if o.Status != "" {
+			v.Set("status", string(o.Status))
+		}
+		if createdOn != "" {
+			v.Set("created_on", createdOn)
+		}
+		if o.ThrottledOnly {
+			v.Set("throttled_only", "true")
+		}
+		for k, vs := range extra {
+			v[k] = vs
+		}
+		return a.urls.TranscriptList(v)
+	}
+	cur := url.Values{}
+	if o.BeforeID != "" {
+		cur.Set("before_id", o.BeforeID)
+	}
+	if o.AfterID != "" {
+		cur.Set("after_id", o.AfterID)
+	}
+	page.PageDetails = PageDetails{Limit: res.Limit, ResultCount: len(page.Transcripts), CurrentURL: pageURL(cur)}
+	if res.Older != "" {
+		u := pageURL(url.Values{"before_id": {res.Older}})
+		page.PageDetails.PrevURL = &u
+	}
+	if res.Newer != "" {
+		u := pageURL(url.Values{"after_id": {res.Newer}})
+		page.PageDetails.NextURL = &u
+	}
+	return page
+}

@@ -1,0 +1,77 @@
+package transcribe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/google/uuid"
+)
+
+// uploadKey is the blob key of an upload's bytes.
+func uploadKey(id string) string { return "uploads/" + id }
+
+// Upload streams r into the BlobStore for project and returns the upload;
+// its ID is what Submit takes as SubmitRequest.UploadID. Errors:
+// ErrEmptyUpload for an empty body, a *LimitError (wrapping ErrTooLarge)
+// past MaxUploadBytes, and the reader's own error when the body could not
+// be read (for example io.ErrUnexpectedEOF for a cut-off request).
+func (s *Service) Upload(ctx context.Context, projectID string, r io.Reader) (*Upload, error) {
+	id := uuid.NewString()
+	key := uploadKey(id)
+	lr := &limitedReader{r: r, n: s.cfg.MaxUploadBytes}
+	n, err := s.cfg.Blobs.Put(ctx, key, lr)
+	if err != nil || lr.over || n == 0 {
+		_ = s.cfg.Blobs.Delete(context.WithoutCancel(ctx), key)
+		switch {
+		case lr.over:
+			return nil, &LimitError{What: "upload", Limit: s.cfg.MaxUploadBytes, Unit: "bytes"}
+		case lr.err != nil:
+			return nil, &ReadError{Err: lr.err}
+		case err != nil:
+			return nil, fmt.Errorf("transcribe: storing upload: %w", err)
+		default:
+			return nil, ErrEmptyUpload
+		}
+	}
+	u := &Upload{ID: id, ProjectID: projectID, Size: n, Created: s.utcNow()}
+	if err := s.cfg.Uploads.CreateUpload(ctx, u); err != nil {
+		_ = s.cfg.Blobs.Delete(context.WithoutCancel(ctx), key)
+		return nil, fmt.Errorf("transcribe: recording upload: %w", err)
+	}
+	s.log.Info("upload stored", "upload_id", id, "project", projectID, "bytes", n)
+	return u, nil
+}
+
+// limitedReader reads at most n bytes and notes whether the source had
+// more (over) and any error of the source itself (err), so that Upload can
+// tell a client's cut-off body from a storage failure.
+type limitedReader struct {
+	r    io.Reader
+	n    int64
+	over bool
+	err  error
+}
+
+var errOverLimit = errors.New("transcribe: upload over the size limit")
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n < 0 {
+		l.over = true
+		return 0, errOverLimit
+	}
+	if int64(len(p)) > l.n+1 {
+		p = p[:l.n+1]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	if l.n < 0 {
+		l.over = true
+		return n, errOverLimit
+	}
+	if err != nil && err != io.EOF {
+		l.err = err
+	}
+	return n, err
+}

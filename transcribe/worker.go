@@ -1,0 +1,257 @@
+package transcribe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+)
+
+// Attempt rules (README "Jobs and crashes"):
+//
+//   - A job whose processing crashed the speech engine (an error wrapping
+//     ErrEngineCrashed) counts a failure; the first is retried, the
+//     second ends the transcript in error and it is never resumed.
+//   - A job cut off by something outside it (the process was killed or
+//     stopped, its lease ran out) is resumed without counting a failure,
+//     up to maxInterruptions claims that produced no outcome: a backstop
+//     for jobs that kill a whole process with an in-process engine.
+const (
+	maxEngineCrashes = 2
+	maxInterruptions = 10
+)
+
+// worker claims and runs jobs until Close.
+func (s *Service) worker(owner string) {
+	defer s.wg.Done()
+	ctx, cancel := s.stopping()
+	defer cancel()
+	for {
+		rec, err := s.cfg.Store.ClaimJob(ctx, Claim{Owner: owner, Now: s.now(), Lease: s.cfg.Lease})
+		switch {
+		case err == nil:
+			if !s.runJob(ctx, owner, rec) {
+				s.log.Warn("the speech engine is closed; this worker stops", "worker", owner)
+				return
+			}
+			continue
+		case errors.Is(err, ErrNoJob):
+		case ctx.Err() != nil:
+			return
+		default:
+			s.log.Error("claiming job", "err", err)
+		}
+		select {
+		case <-s.stop:
+			return
+		case <-s.wake:
+		case <-time.After(s.cfg.PollInterval):
+		}
+	}
+}
+
+// runJob processes one claimed record and stores its outcome. It returns
+// false when the worker must stop (the engine was closed under it).
+func (s *Service) runJob(ctx context.Context, owner string, rec *Record) bool {
+	log := s.log.With("id", rec.ID)
+	// The claim made queued → processing (or took over a processing job
+	// whose worker died, which is no status change) inside the Store.
+	if rec.Status != StatusProcessing || rec.LeaseOwner != owner {
+		log.Error("the store handed out a job that is not processing under this worker", "status", rec.Status, "owner", rec.LeaseOwner)
+		return true
+	}
+	if rec.Claims == 1 && transitionHook != nil {
+		transitionHook(StatusQueued, StatusProcessing)
+	}
+	j, err := s.unseal(rec)
+	if err != nil {
+		log.Error("unsealing job", "err", err)
+		s.fail(ctx, owner, rec)
+		return true
+	}
+	t := j.st.T
+	if interrupted := rec.Claims - 1 - rec.Failures; interrupted >= maxInterruptions {
+		s.finish(ctx, owner, j, &MediaError{Reason: fmt.Sprintf("processing was interrupted %d times; giving up", interrupted)})
+		return true
+	}
+	jobCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go s.heartbeat(jobCtx, cancel, rec.ID, owner)
+	start := s.now()
+	log.Info("processing", "claim", rec.Claims, "engine_crashes", rec.Failures)
+	perr := s.processSafely(jobCtx, j)
+	if cause := context.Cause(jobCtx); errors.Is(cause, ErrLeaseLost) {
+		log.Warn("job lost its lease (deleted or taken over); result discarded")
+		s.dropArtifacts(context.WithoutCancel(ctx), t.ID, j.st.Artifacts)
+		return true
+	}
+	if closed := errors.Is(perr, ErrClosed); ctx.Err() != nil || closed {
+		// Shutting down (or the engine was closed under the job): not the
+		// job's fault. Give the job back so any process resumes it at once.
+		log.Info("job interrupted by shutdown; it will be resumed")
+		s.dropArtifacts(context.WithoutCancel(ctx), t.ID, j.st.Artifacts)
+		s.release(context.WithoutCancel(ctx), owner, rec)
+		return !closed
+	}
+	if errors.Is(perr, ErrEngineCrashed) {
+		rec.Failures++
+		if rec.Failures < maxEngineCrashes {
+			log.Warn("the speech engine crashed on this job; retrying once", "err", perr)
+			s.dropArtifacts(context.WithoutCancel(ctx), t.ID, j.st.Artifacts)
+			s.release(context.WithoutCancel(ctx), owner, rec)
+			return true
+		}
+		perr = &MediaError{Reason: fmt.Sprintf("the speech engine crashed %d times while processing this audio; the transcript will not be retried", rec.Failures)}
+	}
+	if s.finish(ctx, owner, j, perr) {
+		log.Info("finished", "status", t.Status, "elapsed", s.now().Sub(start).Round(time.Millisecond))
+	}
+	return true
+}
+
+// heartbeat extends the job's lease every Lease/3 and cancels the job with
+// ErrLeaseLost when the lease is gone (the transcript was deleted or
+// another worker took it over).
+func (s *Service) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, id, owner string) {
+	tick := time.NewTicker(s.cfg.Lease / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if err := s.cfg.Store.ExtendLease(ctx, Lease{ID: id, Owner: owner, Until: s.now().Add(s.cfg.Lease)}); err != nil {
+				if errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrNotFound) {
+					cancel(ErrLeaseLost)
+					return
+				}
+				s.log.Warn("extending lease", "id", id, "err", err)
+			}
+		}
+	}
+}
+
+// release gives a claimed job back: still processing, with an expired
+// lease, so the next ClaimJob of any process takes it.
+func (s *Service) release(ctx context.Context, owner string, rec *Record) {
+	rec.LeaseOwner, rec.LeaseUntil = owner, s.now().Add(-time.Millisecond)
+	err := s.cfg.Store.ExtendLease(ctx, Lease{ID: rec.ID, Owner: owner, Until: rec.LeaseUntil})
+	if err == nil && rec.Failures > 0 {
+		err = s.cfg.Store.Update(ctx, rec)
+	}
+	if err != nil {
+		s.log.Warn("releasing job", "id", rec.ID, "err", err)
+	}
+}
+
+// fail ends a job that cannot even be read (its record is corrupt or
+// sealed under another key) in status error.
+func (s *Service) fail(ctx context.Context, owner string, rec *Record) {
+	ctx = context.WithoutCancel(ctx)
+	if err := transition(rec, nil, StatusError); err != nil {
+		s.log.Error("failing unreadable job", "id", rec.ID, "err", err)
+		return
+	}
+	rec.Completed, rec.LeaseOwner, rec.LeaseUntil = s.utcNow(), owner, time.Time{}
+	if err := s.cfg.Store.Update(ctx, rec); err != nil {
+		s.log.Error("storing failed job", "id", rec.ID, "err", err)
+	}
+}
+
+// reasonFor turns a processing error into the transcript's error field:
+// the error's own text for errors made for the client (*MediaError,
+// *ParamError), a fixed sentence otherwise (the details are logged).
+func (s *Service) reasonFor(id string, perr error) string {
+	var me *MediaError
+	var pe *ParamError
+	switch {
+	case errors.As(perr, &me):
+		return me.Reason
+	case errors.As(perr, &pe):
+		return pe.Error()
+	case errors.Is(perr, ErrUnavailable):
+		s.log.Error("speech engine unavailable", "id", id, "err", perr)
+		return "the speech engine is unavailable; try again later"
+	}
+	s.log.Error("processing failed", "id", id, "err", perr)
+	return "internal error while processing the media"
+}
+
+// finish stores the final state and sends notifications, and reports
+// whether the outcome was stored. It runs to the end even when the worker
+// is being stopped, so a stored result always gets its upload removed and
+// its webhook queued.
+func (s *Service) finish(ctx context.Context, owner string, j *job, perr error) bool {
+	ctx = context.WithoutCancel(ctx)
+	t, rec := j.st.T, j.rec
+	to := StatusCompleted
+	if perr != nil {
+		to = StatusError
+		reason := s.reasonFor(t.ID, perr)
+		t.Error = &reason
+		t.Text, t.Words, t.Utterances, t.Confidence = nil, nil, nil, nil
+		s.dropArtifacts(ctx, t.ID, j.st.Artifacts)
+		j.st.Artifacts = nil
+	}
+	if err := transition(rec, t, to); err != nil {
+		s.log.Error("finishing job", "id", t.ID, "err", err)
+		return false
+	}
+	t.Completed = s.utcNow()
+	rec.Completed = t.Completed
+	uploadID := j.st.UploadID
+	j.st.UploadID = "" // deleted below
+	if err := s.seal(rec, &j.st); err != nil {
+		s.log.Error("sealing result", "id", t.ID, "err", err)
+		return false
+	}
+	rec.LeaseOwner, rec.LeaseUntil = owner, time.Time{}
+	if err := s.cfg.Store.Update(ctx, rec); err != nil {
+		if errors.Is(err, ErrLeaseLost) {
+			s.log.Warn("job lost its lease before storing; result discarded", "id", t.ID)
+		} else {
+			s.log.Error("storing result; the job will be resumed", "id", t.ID, "err", err)
+		}
+		s.dropArtifacts(ctx, t.ID, j.st.Artifacts)
+		return false
+	}
+	if uploadID != "" {
+		s.removeUpload(ctx, uploadID)
+	}
+	s.notify(ctx, j)
+	return true
+}
+
+// notify queues the webhooks of a finished transcript.
+func (s *Service) notify(ctx context.Context, j *job) {
+	t := j.st.T
+	if t.WebhookURL == nil || s.cfg.Notifier == nil {
+		return
+	}
+	n := Notification{Event: EventTranscript, TranscriptID: t.ID, ProjectID: t.ProjectID, Status: t.Status, URL: *t.WebhookURL}
+	if t.WebhookAuthHeaderName != nil && t.WebhookAuthHeaderValue != nil {
+		n.HeaderName, n.HeaderValue = *t.WebhookAuthHeaderName, *t.WebhookAuthHeaderValue
+	}
+	if err := s.cfg.Notifier.Notify(ctx, n); err != nil {
+		s.log.Error("queueing webhook", "id", t.ID, "err", err)
+	}
+	if _, ok := j.st.artifact(ArtifactRedactedAudio); ok && t.Status == StatusCompleted {
+		n.Event, n.Status = EventRedactedAudio, ""
+		if err := s.cfg.Notifier.Notify(ctx, n); err != nil {
+			s.log.Error("queueing redacted-audio webhook", "id", t.ID, "err", err)
+		}
+	}
+}
+
+// processSafely runs process and turns a panic in any stage or adapter
+// into an error, so one bad job cannot take the process down.
+func (s *Service) processSafely(ctx context.Context, j *job) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("panic while processing", "id", j.rec.ID, "panic", v, "stack", string(debug.Stack()))
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return s.process(ctx, j)
+}
