@@ -40,6 +40,14 @@ type Config struct {
 	LogLevel       string        // EARSHOT_LOG_LEVEL: debug, info, warn, error
 	JobLease       time.Duration // EARSHOT_JOB_LEASE, default 30s: how soon a dead worker's job is resumed
 	WebhookRetry   time.Duration // EARSHOT_WEBHOOK_RETRY_INTERVAL, default 10s (the spec's value)
+
+	// Ready, when set, is called once the server listens and its workers
+	// run, with the address it listens on (useful with EARSHOT_ADDR
+	// 127.0.0.1:0, an in-process server on a free port). Not settable from
+	// the environment.
+	Ready func(addr string)
+	// Quiet prints no development-key banner (in-process use).
+	Quiet bool
 }
 
 func env(name, def string) string {

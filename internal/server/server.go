@@ -215,7 +215,10 @@ func Run(ctx context.Context, cfg *Config) error {
 	log.Info("earshot listening", "addr", ln.Addr().String(), "public_url", urls.Origin(), "data", cfg.Data,
 		"workers", svc.Workers(), "tls", cfg.TLSCert != "")
 	log.Info("web console", "url", urls.Origin()+console.Prefix)
-	if devKey != "" {
+	if cfg.Ready != nil {
+		cfg.Ready(ln.Addr().String())
+	}
+	if devKey != "" && !cfg.Quiet {
 		fmt.Fprintf(os.Stderr, "\n  Development API key (kept in %s): %s\n\n", filepath.Join(cfg.Data, "dev-api-key"), devKey)
 	}
 
