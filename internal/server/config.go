@@ -153,13 +153,6 @@ func ParseConfig(args []string) (*Config, error) {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return nil, errors.New("EARSHOT_TLS_CERT and EARSHOT_TLS_KEY must be set together")
 	}
-	if c.PublicURL == "" {
-		scheme := "http"
-		if c.TLSCert != "" {
-			scheme = "https"
-		}
-		c.PublicURL = scheme + "://" + c.Addr
-	}
 	return c, nil
 }
 

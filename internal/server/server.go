@@ -138,9 +138,25 @@ func Run(ctx context.Context, cfg *Config) error {
 		return err
 	}
 
+	// Bind and load the TLS files before any worker starts: a second
+	// process on the same address, or a bad certificate, must fail here
+	// without touching queued jobs.
+	ln, err := listen(cfg)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	public := cfg.PublicURL
+	if public == "" {
+		scheme := "http"
+		if cfg.TLSCert != "" {
+			scheme = "https"
+		}
+		public = scheme + "://" + ln.Addr().String()
+	}
 	// NewURLs derives its signing key from what it is given (here the
 	// content key), so URLs signed before a restart stay valid.
-	urls, err := httpapi.NewURLs(cfg.PublicURL, key)
+	urls, err := httpapi.NewURLs(public, key)
 	if err != nil {
 		return fmt.Errorf("EARSHOT_PUBLIC_URL: %w", err)
 	}
@@ -188,13 +204,6 @@ func Run(ctx context.Context, cfg *Config) error {
 		return err
 	}
 
-	// Bind and load the TLS files before any worker starts: a second
-	// process on the same address, or a bad certificate, must fail here
-	// without touching queued jobs.
-	ln, err := listen(cfg)
-	if err != nil {
-		return err
-	}
 	// The web console at /console/ (the mux redirects /console there), a
 	// bare / to the console, the API everywhere else.
 	mux := http.NewServeMux()
