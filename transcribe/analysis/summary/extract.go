@@ -1,0 +1,310 @@
+package summary
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// Selection constants (see doc.go).
+const (
+	// redundancy is the weight of a candidate's similarity to the
+	// sentences already chosen (maximal marginal relevance).
+	redundancy = 0.7
+	// minSpeakerShare: in a conversational summary, every speaker with at
+	// least this share of the words gets at least one sentence.
+	minSpeakerShare = 0.15
+	// minTopicSentences is the shortest topic a summary shares its points
+	// among.
+	minTopicSentences = 3
+	// openingBonus multiplies the worth of a topic segment's first
+	// sentence.
+	openingBonus = 1.5
+)
+
+// style describes how sentences are chosen for one summary model.
+type style struct {
+	speakers bool // speaker-aware choice and speaker prefixes
+	short    bool // prefer short sentences
+}
+
+func styleOf(model transcribe.SummaryModel) style {
+	switch model {
+	case transcribe.SummaryConversational:
+		return style{speakers: true}
+	case transcribe.SummaryCatchy:
+		return style{short: true}
+	}
+	return style{}
+}
+
+// quality returns how good sentence i is as summary material on its own:
+// its centrality, lowered for sentences too short to say anything, for
+// questions, and (when st.short) for long sentences.
+func (x *Text) quality(i int, st style) float64 {
+	s := x.sents[i]
+	q := x.rank[i]
+	content := len(s.terms)
+	switch {
+	case content < 3:
+		q *= 0.1
+	case content < 5:
+		q *= 0.6
+	}
+	if n := s.Len(); n > 45 {
+		q *= 0.75
+	}
+	if len(s.toks) > 0 && strings.Contains(s.toks[len(s.toks)-1].Post, "?") {
+		q *= 0.6
+	}
+	if st.short {
+		if n := s.Len(); n > 16 {
+			q *= 16 / float64(n)
+		}
+	}
+	return q
+}
+
+// pick chooses k sentences by maximal marginal relevance and returns
+// their indexes in text order. With st.speakers and two or more voices,
+// each voice with at least minSpeakerShare of the words first gets its
+// best sentence (when k allows).
+func (x *Text) pick(k int, st style) []int {
+	if (!st.speakers || len(x.mainVoices()) < 2) && k > 1 {
+		if cuts := x.Segment(minTopicSentences, 0); len(cuts) > 0 {
+			return x.pickPerTopic(k, st, cuts)
+		}
+	}
+	return x.pickMMR(k, st)
+}
+
+// pickPerTopic shares k sentences among the topic segments that start at
+// cuts, in proportion to their words (largest remainders; every segment
+// gets one when k allows, the longest first otherwise), and picks each
+// segment's share by maximal marginal relevance within it.
+func (x *Text) pickPerTopic(k int, st style, cuts []int) []int {
+	bounds := append(append([]int{0}, cuts...), len(x.sents))
+	type seg struct {
+		from, to, words, share int
+		rem                    float64
+	}
+	segs := make([]seg, len(bounds)-1)
+	for i := range segs {
+		segs[i].from, segs[i].to = bounds[i], bounds[i+1]
+		for _, s := range x.sents[bounds[i]:bounds[i+1]] {
+			segs[i].words += s.Len()
+		}
+	}
+	order := make([]int, len(segs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return segs[order[a]].words > segs[order[b]].words })
+	left := k
+	if k >= len(segs) {
+		for i := range segs {
+			segs[i].share = 1
+		}
+		left -= len(segs)
+		for i := range segs {
+			exact := float64(left) * float64(segs[i].words) / float64(max(x.nWord, 1))
+			segs[i].share += int(exact)
+			segs[i].rem = exact - float64(int(exact))
+		}
+		given := 0
+		for _, s := range segs {
+			given += s.share
+		}
+		sort.SliceStable(order, func(a, b int) bool { return segs[order[a]].rem > segs[order[b]].rem })
+		for i := 0; given < k && i < len(order); i++ {
+			segs[order[i]].share++
+			given++
+		}
+	} else {
+		for _, i := range order[:k] {
+			segs[i].share = 1
+		}
+	}
+	var out []int
+	for _, s := range segs {
+		if s.share == 0 {
+			continue
+		}
+		sub := x.topic(s.from, s.to)
+		for _, i := range sub.pickMMR(s.share, st) {
+			out = append(out, s.from+i)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// topic returns sentences [from, to) of x, a stretch on one topic, as a
+// Text whose sentence worth is half its centrality there and half in
+// the whole of x, with the opening sentence, which usually introduces
+// the topic, counting openingBonus times as much.
+func (x *Text) topic(from, to int) *Text {
+	sub := x.Sub(from, to)
+	for i := range sub.rank {
+		sub.rank[i] = 0.5*sub.rank[i] + 0.5*x.rank[from+i]
+		if i == 0 {
+			sub.rank[i] *= openingBonus
+		}
+	}
+	return sub
+}
+
+// pickMMR chooses k sentences by maximal marginal relevance (see pick).
+func (x *Text) pickMMR(k int, st style) []int {
+	n := len(x.sents)
+	if k > n {
+		k = n
+	}
+	if k <= 0 {
+		return nil
+	}
+	q := make([]float64, n)
+	for i := range q {
+		q[i] = x.quality(i, st)
+	}
+	chosen := []int{}
+	taken := make([]bool, n)
+	take := func(i int) { chosen = append(chosen, i); taken[i] = true }
+	if st.speakers {
+		for _, v := range x.mainVoices() {
+			if len(chosen) >= k {
+				break
+			}
+			best := -1
+			for i, s := range x.sents {
+				if s.voice == v && !taken[i] && (best < 0 || q[i] > q[best]) {
+					best = i
+				}
+			}
+			if best >= 0 {
+				take(best)
+			}
+		}
+	}
+	for len(chosen) < k {
+		best, bestV := -1, math.Inf(-1)
+		for i := range x.sents {
+			if taken[i] {
+				continue
+			}
+			sim := 0.0
+			for _, j := range chosen {
+				sim = math.Max(sim, x.sents[i].vec.dot(x.sents[j].vec))
+			}
+			if v := q[i] - redundancy*sim; v > bestV {
+				best, bestV = i, v
+			}
+		}
+		if best < 0 {
+			break
+		}
+		take(best)
+	}
+	sort.Ints(chosen)
+	return chosen
+}
+
+// mainVoices returns the voices with at least minSpeakerShare of the
+// words, in order of first appearance, when there are two or more.
+func (x *Text) mainVoices() []string {
+	words := map[string]int{}
+	first := map[string]int{}
+	for i, s := range x.sents {
+		if s.voice != "" {
+			if _, ok := words[s.voice]; !ok {
+				first[s.voice] = i
+			}
+			words[s.voice] += s.Len()
+		}
+	}
+	var vs []string
+	for v, n := range words {
+		if float64(n) >= minSpeakerShare*float64(max(x.nWord, 1)) {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) < 2 {
+		return nil
+	}
+	sort.Slice(vs, func(i, j int) bool { return first[vs[i]] < first[vs[j]] })
+	return vs
+}
+
+// best returns the index of the best headline sentence: the highest
+// quality among sentences of 6 to 30 words, or among all when none has
+// that length; -1 for an empty text. It is chosen in the main topic
+// (mainTopic), with the topic's opening sentence favoured (see topic).
+func (x *Text) best(st style) int {
+	from, to := x.mainTopic()
+	if i := x.topic(from, to).bestSentence(st); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// mainTopic returns the sentence range of the longest topic segment
+// (Segment with minTopicSentences), or the whole text.
+func (x *Text) mainTopic() (from, to int) {
+	bounds := append(append([]int{0}, x.Segment(minTopicSentences, 0)...), len(x.sents))
+	words := -1
+	for i := 0; i+1 < len(bounds); i++ {
+		n := 0
+		for _, s := range x.sents[bounds[i]:bounds[i+1]] {
+			n += s.Len()
+		}
+		if n > words {
+			from, to, words = bounds[i], bounds[i+1], n
+		}
+	}
+	return from, to
+}
+
+// bestSentence is best without looking for topics.
+func (x *Text) bestSentence(st style) int {
+	best := -1
+	for pass := 0; pass < 2 && best < 0; pass++ {
+		for i, s := range x.sents {
+			if pass == 0 && (s.Len() < 6 || s.Len() > 30) {
+				continue
+			}
+			if best < 0 || x.quality(i, st) > x.quality(best, st) {
+				best = i
+			}
+		}
+	}
+	return best
+}
+
+// similarNext reports whether sentence i+1 continues sentence i (same
+// voice, some shared content), for verbose bullets.
+func (x *Text) similarNext(i int) bool {
+	if i+1 >= len(x.sents) || x.sents[i].voice != x.sents[i+1].voice {
+		return false
+	}
+	return x.sents[i].vec.dot(x.sents[i+1].vec) > 0.08 || len(x.sents[i+1].terms) < 4
+}
+
+// clamp bounds v to [lo, hi].
+func clamp(v, lo, hi int) int { return max(lo, min(v, hi)) }
+
+// counts per summary type, from the number of words.
+func bulletCount(words int) int        { return clamp(int(math.Round(float64(words)/130)), 3, 7) }
+func verboseBulletCount(words int) int { return clamp(int(math.Round(float64(words)/70)), 4, 12) }
+func paragraphCount(words int) int     { return clamp(int(math.Round(float64(words)/200)), 2, 5) }
+
+// sortByScore orders idx by decreasing score[idx[i]], ties by index.
+func sortByScore(idx []int, score []float64) {
+	sort.SliceStable(idx, func(a, b int) bool {
+		if score[idx[a]] != score[idx[b]] {
+			return score[idx[a]] > score[idx[b]]
+		}
+		return idx[a] < idx[b]
+	})
+}

@@ -1,0 +1,152 @@
+package summary
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// Summarize returns the extractive summary of x of the given type and
+// model (see doc.go for what each looks like). Unknown values mean the
+// defaults, bullets and informative. An empty text gives "".
+func (x *Text) Summarize(typ transcribe.SummaryType, model transcribe.SummaryModel) string {
+	switch typ {
+	case transcribe.SummaryGist:
+		return x.Gist(model)
+	case transcribe.SummaryHeadline:
+		return x.Headline(model)
+	case transcribe.SummaryParagraph:
+		return x.Paragraph(model, paragraphCount(x.nWord))
+	case transcribe.SummaryBulletsVerbose:
+		return x.bullets(model, verboseBulletCount(x.nWord), true)
+	}
+	return x.bullets(model, bulletCount(x.nWord), false)
+}
+
+// prefix returns "Speaker A: " for sentence i in a conversational summary
+// of a text with two or more main voices.
+func (x *Text) prefix(i int, st style, voices []string) string {
+	if !st.speakers || len(voices) < 2 || x.sents[i].voice == "" {
+		return ""
+	}
+	return x.sents[i].voice + ": "
+}
+
+// bullets renders k chosen sentences as "- " lines in text order. Verbose
+// bullets also take the following sentence when it continues the chosen
+// one.
+func (x *Text) bullets(model transcribe.SummaryModel, k int, verbose bool) string {
+	st := styleOf(model)
+	if st.short {
+		k = max(k-1, 2)
+	}
+	idx := x.pick(k, st)
+	chosen := map[int]bool{}
+	for _, i := range idx {
+		chosen[i] = true
+	}
+	voices := x.mainVoices()
+	var b strings.Builder
+	for _, i := range idx {
+		line := x.sentenceText(i)
+		if verbose && x.similarNext(i) && !chosen[i+1] && x.sents[i].Len()+x.sents[i+1].Len() <= 60 {
+			line += " " + x.sentenceText(i+1)
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("- " + x.prefix(i, st, voices) + line)
+	}
+	return b.String()
+}
+
+// Paragraph returns k chosen sentences in text order as one paragraph
+// (with "Speaker A: " before each turn in a conversational summary).
+func (x *Text) Paragraph(model transcribe.SummaryModel, k int) string {
+	st := styleOf(model)
+	idx := x.pick(k, st)
+	voices := x.mainVoices()
+	parts := make([]string, 0, len(idx))
+	last := ""
+	for _, i := range idx {
+		p := x.prefix(i, st, voices)
+		if p != "" && x.sents[i].voice == last {
+			p = ""
+		}
+		last = x.sents[i].voice
+		parts = append(parts, p+x.sentenceText(i))
+	}
+	return strings.Join(parts, " ")
+}
+
+// Headline returns one sentence: the most central sentence of moderate
+// length (informative); for a conversation between two or more main
+// speakers, "Speaker A and Speaker B discuss the <gist>." (conversational);
+// the most central short sentence in title case without its final period
+// (catchy).
+func (x *Text) Headline(model transcribe.SummaryModel) string {
+	st := styleOf(model)
+	if st.speakers {
+		if vs := x.mainVoices(); len(vs) >= 2 {
+			if g := x.gistPhrase(); g != "" {
+				if r, _ := utf8.DecodeRuneInString(g); unicode.IsLower(r) {
+					g = "the " + g
+				}
+				return joinVoices(vs) + " discuss " + g + "."
+			}
+		}
+		st = style{}
+	}
+	i := x.best(st)
+	if i < 0 {
+		return ""
+	}
+	s := x.sentenceText(i)
+	if st.short {
+		return titleCase(shorten(strings.TrimRight(s, ".!…")))
+	}
+	return s
+}
+
+// Gist returns a few words: the text's best noun phrase, capitalized
+// (title case for catchy). A text with no noun phrase gives the first
+// words of its headline.
+func (x *Text) Gist(model transcribe.SummaryModel) string {
+	g := x.gistPhrase()
+	if g == "" {
+		h := strings.Fields(strings.TrimRight(x.Headline(transcribe.SummaryInformative), ".?!"))
+		g = strings.Join(h[:min(len(h), maxGistWords)], " ")
+	}
+	if model == transcribe.SummaryCatchy {
+		return titleCase(g)
+	}
+	return capitalize(g)
+}
+
+// joinVoices lists voices as "A and B" or "A, B and C".
+func joinVoices(vs []string) string {
+	if len(vs) <= 1 {
+		return strings.Join(vs, "")
+	}
+	return strings.Join(vs[:len(vs)-1], ", ") + " and " + vs[len(vs)-1]
+}
+
+// shorten cuts a catchy headline longer than catchyWords at its first
+// clause break that leaves at least five words.
+func shorten(s string) string {
+	ws := strings.Fields(s)
+	if len(ws) <= catchyWords {
+		return s
+	}
+	for i := 4; i < len(ws)-1; i++ {
+		if strings.HasSuffix(ws[i], ",") || strings.HasSuffix(ws[i], ";") || strings.HasSuffix(ws[i], ":") {
+			return strings.TrimRight(strings.Join(ws[:i+1], " "), ",;:")
+		}
+	}
+	return s
+}
+
+// catchyWords is the length above which a catchy headline is shortened.
+const catchyWords = 12
