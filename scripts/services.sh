@@ -35,7 +35,7 @@ VERSITYGW_VERSION=v1.8.0
 PG_USER=earshot-test # system user owning the cluster when run as root
 export PATH="$PATH:/usr/local/go/bin"
 base="${TMPDIR:-/tmp}"
-cache="${EARSHOT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/earshot}"
+cache="${EARSHOT_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/earshot}"
 
 log() { echo "services: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -44,17 +44,27 @@ die() { log "$*"; exit 1; }
 # when it does not exist; a pid and its start time name a process for good.
 proc_start() { awk '{print $22}' "/proc/$1/stat" 2>/dev/null || true; }
 
-# kill_wait PID NAME SECONDS: SIGTERM (postgres: SIGQUIT, immediate shutdown:
-# its data is deleted next), then SIGKILL after SECONDS; only if PID is still
-# a NAME process.
+# alive PID: the process exists and is not a zombie (the servers outlive the
+# start that forked them, so whoever reaps them may take its time).
+alive() {
+  local state
+  state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+  [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# kill_wait PID NAME SECONDS: end PID, if it is still a NAME process, and wait
+# for it; SIGKILL after SECONDS. Their data is deleted next, so nothing needs
+# a clean shutdown: PostgreSQL gets SIGQUIT (immediate shutdown, which also
+# ends its backends), versitygw SIGKILL (its graceful stop waits seconds for
+# idle keep-alive connections).
 kill_wait() {
-  local pid=$1 name=$2 secs=$3 sig=TERM
+  local pid=$1 name=$2 secs=$3 sig=KILL
   if [ "$name" = postgres ]; then sig=QUIT; fi
   grep -qs "$name" "/proc/$pid/cmdline" || return 0
   kill -s "$sig" "$pid" 2>/dev/null || return 0
-  for _ in $(seq $((secs * 10))); do
-    [ -d "/proc/$pid" ] || return 0
-    sleep 0.1
+  for _ in $(seq $((secs * 20))); do
+    alive "$pid" || return 0
+    sleep 0.05
   done
   log "$name ($pid) did not stop in ${secs}s; killing it"
   kill -s KILL "$pid" 2>/dev/null || true
@@ -77,12 +87,16 @@ stop_dir() {
 # clean_stale: stop the servers of earlier runs whose owner is gone (a
 # test.sh killed with kill -9 runs no trap), and half-made state directories.
 clean_stale() {
-  local d owner pid start
-  exec 9>"$base/earshot-services.lock"
-  flock 9
+  local d pid start locked=""
+  # Two starts at once must not both stop the same stale run. (Another
+  # user's lock file may be unwritable: go on without it.)
+  if exec 9>>"$base/earshot-services.lock"; then
+    flock 9
+    locked=1
+  fi 2>/dev/null
   for d in "$base"/earshot-services.*/; do
     d=${d%/}
-    [ -d "$d" ] || continue
+    if [ ! -d "$d" ] || [ ! -O "$d" ]; then continue; fi # only this user's runs
     if [ -f "$d/owner" ]; then
       read -r pid start <"$d/owner" || true
       [ -n "${pid:-}" ] || continue # no owner: lives until stop
@@ -95,7 +109,7 @@ clean_stale() {
     fi
     stop_dir "$d"
   done
-  flock -u 9
+  if [ -n "$locked" ]; then flock -u 9; fi
 }
 
 pg_bindir() {
@@ -252,6 +266,7 @@ start_s3() {
 
 cmd_start() {
   local d owner="" t0=$SECONDS
+  umask 077 # the env file holds the servers' credentials
   clean_stale
   ensure_postgres
   d=$(mktemp -d "$base/earshot-services.XXXXXX")
