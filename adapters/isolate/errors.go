@@ -10,8 +10,10 @@ import (
 
 var (
 	// ErrClosed is returned by calls on a closed Recognizer or Stream, and
-	// by calls cut off because Close stopped their worker.
-	ErrClosed = errors.New("isolate: closed")
+	// by calls cut off because Close stopped their worker. It wraps
+	// transcribe.ErrClosed, so the Service resumes such a job later
+	// instead of failing it.
+	ErrClosed = fmt.Errorf("isolate: closed: %w", transcribe.ErrClosed)
 	// ErrNotStreaming is returned by NewStream when the engine does not
 	// implement transcribe.StreamRecognizer (Features().Streaming false).
 	ErrNotStreaming = errors.New("isolate: the engine does not stream")

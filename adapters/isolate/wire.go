@@ -252,6 +252,7 @@ var sentinels = []struct {
 	{"too_large", transcribe.ErrTooLarge},
 	{"not_found", transcribe.ErrNotFound},
 	{"crashed", transcribe.ErrEngineCrashed},
+	{"closed", transcribe.ErrClosed},
 	{"not_registered", ErrNotRegistered},
 	{"not_streaming", ErrNotStreaming},
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -95,6 +96,7 @@ func TestErrorKinds(t *testing.T) {
 		context.DeadlineExceeded,
 		errors.Join(errors.New("pocketsphinx: no model"), transcribe.ErrUnavailable),
 		transcribe.ErrTooLarge,
+		fmt.Errorf("engine: %w", transcribe.ErrClosed),
 		ErrNotStreaming,
 		errors.New("plain"),
 	} {
