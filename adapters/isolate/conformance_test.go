@@ -141,6 +141,14 @@ func TestWorkerStartFailure(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ended during start-up (exit status 0") {
 		t.Fatalf("New with /bin/true as the worker: %v", err)
 	}
+	_, err = New(Config{Engine: "broken", EngineConfig: map[string]bool{"Panic": true}})
+	if err == nil || !strings.Contains(err.Error(), "ended during start-up (exit status 2, EOF): panic: broken: cannot build the engine") {
+		t.Fatalf("New with an engine that panics: %v", err)
+	}
+	_, err = New(Config{Engine: "broken"})
+	if err == nil || !strings.Contains(err.Error(), "ended during start-up (exit status 5") {
+		t.Fatalf("New with an engine that exits: %v", err)
+	}
 	silent := filepath.Join(t.TempDir(), "silent")
 	if err := os.WriteFile(silent, []byte("#!/bin/sh\nexec sleep 10\n"), 0o755); err != nil {
 		t.Fatal(err)

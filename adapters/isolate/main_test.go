@@ -299,3 +299,16 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// "broken" fails in its Factory: with a panic, or by exiting.
+func init() {
+	if err := Register("broken", JSONFactory(func(c struct{ Panic bool }) (transcribe.Recognizer, error) {
+		if c.Panic {
+			panic("broken: cannot build the engine")
+		}
+		os.Exit(5)
+		return nil, nil
+	})); err != nil {
+		panic(err)
+	}
+}

@@ -201,8 +201,10 @@ func (w *worker) startFailed(cause error) error {
 	if sig != "" {
 		how = "signal " + sig
 	}
-	last := ""
-	if n := len(w.tail); n > 0 {
+	last := "" // what the worker said last, or the first line of its crash report
+	if len(w.marks) > 0 {
+		last = ": " + w.marks[0]
+	} else if n := len(w.tail); n > 0 {
 		last = ": " + w.tail[n-1]
 	}
 	return fmt.Errorf("isolate: the %s worker (pid %d) ended during start-up (%s, %v)%s", w.p.cfg.Engine, w.pid, how, cause, last)
