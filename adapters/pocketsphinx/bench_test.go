@@ -69,6 +69,29 @@ func BenchmarkRecognizeBoost(b *testing.B) {
 	report(b, len(audio), start, cpu)
 }
 
+// BenchmarkRecognizeBoostNewWords is BenchmarkRecognizeBoost with terms
+// missing from the dictionary ("k8s", "mp4", "11"): the words are added
+// with ps_add_word and the extended decoder is replaced by a new one after
+// every request, so its creation is part of the cost (cpu-s/op).
+func BenchmarkRecognizeBoostNewWords(b *testing.B) {
+	r := rec(b)
+	audio := wav(b, testaudio.Librivox(b)[0])
+	ctx := context.Background()
+	opts := transcribe.RecognizeOptions{WordBoost: []string{"windows 11", "mp4", "k8s"}, BoostParam: "default"}
+	if _, err := r.Recognize(ctx, audio, opts); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	start, cpu := time.Now(), cpuTime()
+	for b.Loop() {
+		if _, err := r.Recognize(ctx, audio, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	report(b, len(audio), start, cpu)
+	b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+}
+
 // BenchmarkDecoderInit creates and frees one decoder (acoustic model,
 // dictionary, language model).
 func BenchmarkDecoderInit(b *testing.B) {

@@ -150,7 +150,7 @@ func TestPronounce(t *testing.T) {
 		"earshot":    "IH R SH AA T",
 		"cloudflare": "K L AW D F L EH R",
 		"gpt":        "JH IY P IY T IY",
-		"k8s":        "K EY EY T EH S",
+		"k8s":        "K EY EY T S",
 		"tensorflow": "T EH N S AO R F L OW",
 		"kate":       "K EY T",
 		"city":       "S IH T IY",
@@ -238,4 +238,40 @@ func TestBoostReleasesModels(t *testing.T) {
 	if after := d.l.refs(d.lm); after != before {
 		t.Errorf("base model references: %d before, %d after three boosted requests", before, after)
 	}
+}
+
+// TestWordBoostWrittenTerms: flite reads terms with digits as people say
+// them ("Windows 11" as windows eleven, "k8s" as k eights, "1080p" as ten
+// eighty p); boosted with the 20 realistic terms of issue 11, which crashed
+// the decoder before, every one is recognized in its written form, and
+// none is without the boost.
+func TestWordBoostWrittenTerms(t *testing.T) {
+	t.Parallel()
+	r := rec(t)
+	text := "We upgraded to Windows 11 last week. Convert the video to MP4 first. Our cluster runs on k8s now. " +
+		"The COVID-19 report is ready. We tested GPT 4o yesterday. The camera records 1080p video. Store the backups in S3."
+	want := []string{"11", "mp4", "k8s", "covid", "19", "gpt", "4o", "1080p", "s3"}
+	audio := wav(t, testaudio.Speech(t, "slt", text))
+	plain, err := r.Recognize(context.Background(), audio, transcribe.RecognizeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boosted, err := r.Recognize(context.Background(), audio, transcribe.RecognizeOptions{WordBoost: boostCrashCases[2].terms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inPlain, inBoosted := 0, 0
+	for _, w := range want {
+		if ok, _ := hasWord(plain.Words, w); ok {
+			inPlain++
+			t.Errorf("%q recognized without boost: the test proves nothing", w)
+		}
+		if ok, _ := hasWord(boosted.Words, w); ok {
+			inBoosted++
+		} else {
+			t.Errorf("boosted %q not recognized", w)
+		}
+	}
+	t.Logf("boosted words recognized: %d/%d without boost, %d/%d with\n  plain:   %q\n  boosted: %q",
+		inPlain, len(want), inBoosted, len(want), words(plain.Words), words(boosted.Words))
 }

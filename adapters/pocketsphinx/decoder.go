@@ -71,14 +71,18 @@ func newDecoder(l *lib, m modelFiles, extra []string) (*decoder, error) {
 		"-bestpath", "yes",
 	}
 	args = append(args, extra...)
+	// argv is Go memory holding Go pointers, handed to C: the strings it
+	// points to are pinned for the call (cmd_ln_parse_r copies every value
+	// it keeps, cmd_ln.c cmd_ln_val_init).
+	var pin runtime.Pinner
+	defer pin.Unpin()
 	argv := make([]*byte, len(args)+1)
-	bufs := make([][]byte, len(args))
 	for i, a := range args {
-		bufs[i] = append([]byte(a), 0)
-		argv[i] = &bufs[i][0]
+		b := append([]byte(a), 0)
+		pin.Pin(&b[0])
+		argv[i] = &b[0]
 	}
 	cfg := l.cmdLnParseR(0, l.psArgs(), int32(len(args)), unsafe.Pointer(&argv[0]), 1)
-	runtime.KeepAlive(bufs)
 	runtime.KeepAlive(argv)
 	if cfg == 0 {
 		return nil, fmt.Errorf("pocketsphinx: invalid decoder arguments %q", args)

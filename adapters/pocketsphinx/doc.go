@@ -64,9 +64,14 @@
 // BoostParam low, default or high really biases the search:
 //
 //  1. Words missing from the dictionary are added with ps_add_word. The
-//     library has no grapheme-to-phoneme model, so the pronunciation is
-//     composed of dictionary words ("earshot" = ear + shot), spelled for
-//     acronyms and digits ("k8s"), or made by letter-to-sound rules.
+//     library has no grapheme-to-phoneme model, so pronunciations are made
+//     here (g2p.go): numbers as people say them, with alternates ("11" is
+//     eleven, also one one, added as "11" and "11(2)"; "2024" twenty twenty
+//     four, two thousand twenty four, two zero two four), a final s after a
+//     number as a plural ("k8s" k eights), letters next to digits and
+//     vowelless words spelled ("mp4", "gpt"), other words composed of
+//     dictionary words ("earshot" = ear + shot) or made by letter-to-sound
+//     rules.
 //  2. A small ARPA model of the terms (a unigram per word, a bigram per
 //     neighbouring pair within a phrase) is read and interpolated with the
 //     base model by ngram_model_set_init with weights 1-w and w, where w is
@@ -76,9 +81,54 @@
 //     decoder whose dictionary was extended is freed instead of being
 //     pooled again, so no later request sees the added words.
 //
+// Words are added while the decoder has no n-gram search at all (the
+// default search is removed first; the extended decoder is retired
+// anyway). This is the fix for issue 11, where about 20 boosted terms
+// with digits ("1"…"20", "term0"…"term19", "windows 11", "mp4", "k8s")
+// killed the process with SIGSEGV in ps_process_raw. The cause, in
+// Debian's 0.8+5prealpha sources:
+//
+//   - ps_add_word (pocketsphinx.c) calls ngram_model_add_word on the
+//     language model of every n-gram search. The default search's model
+//     is a one-model set around the base model, so the set passes the word
+//     on (ngram_model_set_add_ug) and the base trie model gets it as word
+//     id 72547, 72548, ... (lm_trie_add_ug extends only the unigram
+//     array).
+//   - The trie's bit-packed bigram and trigram arrays were built for the
+//     72547 words read from en-us.lm.bin (lm_trie_alloc_ngram:
+//     max_vocab = counts[0]). A lookup of a history word in them
+//     (middle_find/longest_find in lm_trie.c) is an interpolation search,
+//     uniform_find, whose pivot is before + 1 + (key - 0) * width /
+//     (max_vocab + 1): for a key above max_vocab the pivot lands past the
+//     end of the range; when it is two or more past, before > after, the
+//     unsigned after - before wraps around and the loop reads
+//     bitarr_read_int25 at arbitrary offsets — SIGSEGV.
+//   - The boosted search interpolates the base model, so as soon as the
+//     decoder hypothesised an added word and scored a frequent word after
+//     it (ngram_tg_score -> ngram_model_set_score -> lm_trie_score with
+//     hist[0] = 72566 > 72547, observed with an LD_PRELOAD shim on
+//     lm_trie_score), it crashed. It takes a key a few ids past the
+//     vocabulary and a word with thousands of predecessors, hence "about
+//     20 terms", and it depends on the audio; digits only mattered because
+//     such terms are missing from the dictionary.
+//
+// With no n-gram search alive, ps_add_word only extends the dictionary; the
+// boosted search built afterwards maps the added words to the boost model
+// and to "unknown" in the base model, whose scorer then drops them from the
+// history (ngram_model_trie_raw_score) instead of looking them up.
+// TestBoostLeavesBaseVocabulary checks that invariant;
+// TestWordBoostCrashRegression runs the lists of issue 11 (batch, stream,
+// and direct scoring of frequent words after every boosted word) in child
+// processes (internal/childtest), all nine of which died with SIGSEGV
+// before the fix; FuzzBoostRecognize boosts arbitrary lists while fuzzing.
+//
 // TestWordBoostRealSpeech proves the effect on flite speech: "tensorflow"
 // (not in the dictionary) and "gastroenterology" (not in the language
-// model) are recognized only with the boost. Streams take
+// model) are recognized only with the boost; TestWordBoostWrittenTerms
+// that "Windows 11", "MP4", "k8s", "COVID-19", "GPT 4o", "1080p" and "S3"
+// come out in written form (9 of 9 words with the boost, 0 without).
+// A boosted "1" is a homophone of the dictionary's "one", which the base
+// model knows far better, so spoken "one" mostly stays "one". Streams take
 // StreamOptions.WordBoost with the default weight.
 //
 // # Performance
@@ -86,9 +136,26 @@
 // Measured on the 2-core development VM (go test -bench .): Recognize
 // decodes a 7.1 s librivox clip in 1.42 s (5.0x real time, 5.2 audio
 // seconds per CPU second); with word boost 4.3x (building the temporary
-// search costs ~0.25 s per request); a stream with 100 ms writes and a
-// Partial after each runs at 5.5x; creating a decoder takes 0.6 s of CPU;
-// resampling 48 kHz to 16 kHz costs 6.5 ms per audio second.
+// search costs ~0.25 s per request), with boosted words missing from the
+// dictionary 2.5 audio seconds per CPU second (60% of plain in the same run
+// of BenchmarkRecognizeBoostNewWords: the extended decoder is replaced
+// afterwards); a stream with 100 ms writes and a Partial after each runs at
+// 5.5x; creating a decoder takes 0.6 s of CPU; resampling 48 kHz to 16 kHz
+// costs 6.5 ms per audio second.
+//
+// # Memory handed to C
+//
+// Every string argument is copied by purego into a NUL-terminated buffer
+// that lives for the call, and the library copies what it keeps (search
+// names in ps_search_init, configuration values in cmd_ln_val_init, model
+// names in ngram_model_set_init, words in dict_add_word). Go arrays of
+// pointers handed to C (argv for cmd_ln_parse_r, the model names for
+// ngram_model_set_init) have their targets pinned with runtime.Pinner;
+// sample and vector buffers are only read or written during the call and
+// kept alive past it. Strings the library returns are copied (ps_get_hyp,
+// ps_seg_word) or copied and freed with ckd_free (ps_lookup_word).
+// Pronunciations handed to ps_add_word are never empty (an empty one makes
+// a zero-length dictionary entry) and use only the model's phones.
 //
 // # Concurrency
 //

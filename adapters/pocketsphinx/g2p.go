@@ -12,7 +12,8 @@ import (
 //   - words with digits: each run of digits read as a number, the way
 //     people say it ("11" -> eleven, also one one; "2024" -> twenty twenty
 //     four, two thousand twenty four, two zero two four), runs of letters
-//     pronounced as below ("k8s" -> K EY EY T EH S, "mp4" -> EH M P IY F AO R);
+//     pronounced as below ("mp4" -> EH M P IY F AO R), a final s after a
+//     number read as a plural ("k8s" -> K EY EY T S, also K EY EY T EH S);
 //   - single letters and acronyms (no vowel letter): the letter names
 //     ("gpt" -> JH IY P IY T IY);
 //   - compounds: the word split into two or three dictionary words of at
@@ -202,6 +203,19 @@ func rawPronunciations(w string, lookup func(string) string) []string {
 	return nil
 }
 
+// pluralSuffix is the plural ending after a word whose pronunciation ends
+// like p: IH Z after a sibilant, S after another voiceless sound, else Z.
+func pluralSuffix(p string) string {
+	f := strings.Fields(p)
+	switch f[len(f)-1] {
+	case "S", "Z", "SH", "ZH", "CH", "JH":
+		return "IH Z"
+	case "P", "T", "K", "F", "TH":
+		return "S"
+	}
+	return "Z"
+}
+
 // alnum pronounces a word of letters and digits run by run: letters as a
 // word (or spelled), digits as a number. The i-th pronunciation reads
 // every number its i-th way. A run that cannot be pronounced gives nil.
@@ -231,7 +245,18 @@ func alnum(w string, lookup func(string) string) []string {
 		}
 		i = j
 	}
+	// A final "s" after a number is a plural ("k8s" -> k eights, "1990s"),
+	// read first; spelled out ("k eight s") second.
+	plural := len(runs) >= 2 && w[len(w)-1] == 's' && runs[len(runs)-2].readings != nil && runs[len(runs)-1].letters != "" && w[len(w)-2] >= '0' && w[len(w)-2] <= '9'
 	var out []string
+	addVariant := func(p string) {
+		for _, o := range out {
+			if o == p {
+				return
+			}
+		}
+		out = append(out, p)
+	}
 	for k := 0; k < most; k++ {
 		var parts []string
 		for _, r := range runs {
@@ -243,14 +268,10 @@ func alnum(w string, lookup func(string) string) []string {
 				parts = append(parts, numberWords[nw])
 			}
 		}
-		p := strings.Join(parts, " ")
-		dup := false
-		for _, o := range out {
-			dup = dup || o == p
+		if plural {
+			addVariant(strings.Join(parts[:len(parts)-1], " ") + " " + pluralSuffix(parts[len(parts)-2]))
 		}
-		if !dup {
-			out = append(out, p)
-		}
+		addVariant(strings.Join(parts, " "))
 	}
 	return out
 }
