@@ -59,7 +59,7 @@ func (o Options) threshold() float64 {
 type Result struct {
 	// Sentiment is Positive, Neutral or Negative.
 	Sentiment string
-	// Confidence is the probability given to Sentiment, in (1/3, 1].
+	// Confidence is the probability given to Sentiment, in [0.5, 1].
 	Confidence float64
 	// Score is the compound score in [-1, 1] the label was read from.
 	Score float64

@@ -47,7 +47,7 @@ func TestStageResults(t *testing.T) {
 		if r.Text != w.text || r.Sentiment != w.sentiment || *r.Speaker != w.speaker {
 			t.Errorf("result %d = %q %s speaker %s, want %q %s %s", i, r.Text, r.Sentiment, *r.Speaker, w.text, w.sentiment, w.speaker)
 		}
-		if r.Confidence <= 1.0/3 || r.Confidence > 1 {
+		if r.Confidence < 0.5 || r.Confidence > 1 {
 			t.Errorf("result %d confidence %v", i, r.Confidence)
 		}
 	}
