@@ -1,0 +1,2 @@
+// Package postgres is a PostgreSQL store (WIP doc).
+package postgres

@@ -1,0 +1,352 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// summaryCols are the columns List reads: everything but the sealed
+// transcript. recordCols add it.
+const (
+	summaryCols = `seq, id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, summary`
+	recordCols  = summaryCols + `, data`
+)
+
+// readRecord scans summaryCols, and data when full.
+func readRecord(row pgx.Row, full bool) (*transcribe.Record, error) {
+	var (
+		r                        transcribe.Record
+		status                   string
+		created, done, leaseTill pgtype.Timestamptz
+	)
+	dst := []any{&r.Seq, &r.ID, &r.ProjectID, &status, &r.Deleted, &created, &done, &r.LeaseOwner, &leaseTill,
+		&r.Claims, &r.Failures, &r.WebhookStatus, &r.Summary}
+	if full {
+		dst = append(dst, &r.Data)
+	}
+	if err := row.Scan(dst...); err != nil {
+		return nil, err
+	}
+	r.Status = transcribe.Status(status)
+	r.Created, r.Completed, r.LeaseUntil = unstamp(created), unstamp(done), unstamp(leaseTill)
+	return &r, nil
+}
+
+// recordStamps encodes the stored times of r.
+func recordStamps(r *transcribe.Record) (created, completed, leaseUntil pgtype.Timestamptz, err error) {
+	if created, err = stamp("Created", r.Created); err != nil {
+		return
+	}
+	if completed, err = stamp("Completed", r.Completed); err != nil {
+		return
+	}
+	leaseUntil, err = stamp("LeaseUntil", r.LeaseUntil)
+	return
+}
+
+// checkRecord rejects what the table cannot hold, naming the field.
+func checkRecord(op string, r *transcribe.Record) error {
+	if r == nil {
+		return fmt.Errorf("postgres: %s: nil record", op)
+	}
+	if r.ID == "" {
+		return fmt.Errorf("postgres: %s: record id is empty", op)
+	}
+	for _, f := range [][2]string{{"ID", r.ID}, {"ProjectID", r.ProjectID}, {"Status", string(r.Status)}, {"LeaseOwner", r.LeaseOwner}} {
+		if err := checkText(f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Create implements transcribe.Store: one INSERT ... ON CONFLICT DO
+// NOTHING RETURNING seq, so a taken id is told apart without an error
+// from the server. Seq comes from an identity column (gaps are possible:
+// a refused insert uses a number).
+func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
+	if err := checkRecord("Create", r); err != nil {
+		return err
+	}
+	created, completed, leaseUntil, err := recordStamps(r)
+	if err != nil {
+		return err
+	}
+	if s.closed.Load() {
+		return errClosed("Create")
+	}
+	var seq int64
+	err = s.pool.QueryRow(ctx, `INSERT INTO transcripts
+		(id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, summary, data)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		ON CONFLICT (id) DO NOTHING
+		RETURNING seq`,
+		r.ID, r.ProjectID, string(r.Status), r.Deleted, created, completed, r.LeaseOwner, leaseUntil,
+		r.Claims, r.Failures, r.WebhookStatus, nonNil(r.Summary), nonNil(r.Data)).Scan(&seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("postgres: transcript %s: %w", r.ID, transcribe.ErrExists)
+	}
+	if err != nil {
+		return s.fail("creating transcript "+r.ID, err)
+	}
+	r.Seq = seq
+	return nil
+}
+
+// Get implements transcribe.Store.
+func (s *Store) Get(ctx context.Context, id string) (*transcribe.Record, error) {
+	if !storable(id) {
+		return nil, fmt.Errorf("postgres: transcript %q: %w", id, transcribe.ErrNotFound)
+	}
+	if s.closed.Load() {
+		return nil, errClosed("Get")
+	}
+	r, err := readRecord(s.pool.QueryRow(ctx, `SELECT `+recordCols+` FROM transcripts WHERE id = $1`, id), true)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("postgres: transcript %s: %w", id, transcribe.ErrNotFound)
+	}
+	if err != nil {
+		return nil, s.fail("reading transcript "+id, err)
+	}
+	return r, nil
+}
+
+// Update implements transcribe.Store. The lease check and the write are
+// one UPDATE; the same statement reads the row's owner, so a refusal
+// tells ErrNotFound from ErrLeaseLost without a second round trip.
+func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
+	if err := checkRecord("Update", r); err != nil {
+		return err
+	}
+	_, completed, leaseUntil, err := recordStamps(r)
+	if err != nil {
+		return err
+	}
+	if s.closed.Load() {
+		return errClosed("Update")
+	}
+	var (
+		changed bool
+		owner   *string
+	)
+	err = s.pool.QueryRow(ctx, `WITH changed AS (
+			UPDATE transcripts SET status = $2, deleted = $3, completed = $4, lease_owner = $5, lease_until = $6,
+				failures = $7, summary = $8, data = $9
+			WHERE id = $1 AND ($5 = '' OR lease_owner = $5)
+			RETURNING 1)
+		SELECT EXISTS (SELECT FROM changed), (SELECT lease_owner FROM transcripts WHERE id = $1)`,
+		r.ID, string(r.Status), r.Deleted, completed, r.LeaseOwner, leaseUntil, r.Failures, nonNil(r.Summary), nonNil(r.Data),
+	).Scan(&changed, &owner)
+	if err != nil {
+		return s.fail("updating transcript "+r.ID, err)
+	}
+	if changed {
+		return nil
+	}
+	return lostOrMissing("transcript", r.ID, r.LeaseOwner, owner)
+}
+
+// List implements transcribe.Store: one SELECT on the (project_id, seq)
+// index, the cursors resolved inside it. Only an empty page with a cursor
+// costs a second query, to tell an unknown cursor (ErrNotFound) from an
+// empty page.
+func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe.Record, error) {
+	if q.ProjectID == "" {
+		return nil, errors.New("postgres: List: ProjectID is required")
+	}
+	for _, f := range [][2]string{{"ProjectID", q.ProjectID}, {"Status", string(q.Status)}} {
+		if err := checkText(f[0], f[1]); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range []string{q.BeforeID, q.AfterID} {
+		if id != "" && !storable(id) {
+			return nil, fmt.Errorf("postgres: cursor %q in project %s: %w", id, q.ProjectID, transcribe.ErrNotFound)
+		}
+	}
+	if s.closed.Load() {
+		return nil, errClosed("List")
+	}
+	query, args := listQuery(q)
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, s.fail("listing transcripts", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*transcribe.Record, error) {
+		return readRecord(row, false)
+	})
+	if err != nil {
+		return nil, s.fail("listing transcripts", err)
+	}
+	if len(out) == 0 && (q.BeforeID != "" || q.AfterID != "") {
+		var found int
+		err := s.pool.QueryRow(ctx, `SELECT count(*) FROM transcripts WHERE project_id = $1 AND id = ANY($2)`,
+			q.ProjectID, slices.DeleteFunc([]string{q.BeforeID, q.AfterID}, func(id string) bool { return id == "" })).Scan(&found)
+		if err != nil {
+			return nil, s.fail("looking up the list cursor", err)
+		}
+		want := 1
+		if q.BeforeID != "" && q.AfterID != "" && q.BeforeID != q.AfterID {
+			want = 2
+		}
+		if found < want {
+			return nil, fmt.Errorf("postgres: cursor %q/%q is not a transcript of project %s: %w", q.BeforeID, q.AfterID, q.ProjectID, transcribe.ErrNotFound)
+		}
+	}
+	if q.AfterID != "" {
+		slices.Reverse(out)
+	}
+	if out == nil {
+		out = []*transcribe.Record{}
+	}
+	return out, nil
+}
+
+// listQuery builds List's statement. With AfterID the rows are read
+// oldest first (the Limit oldest newer than the cursor) and List reverses
+// them. LIMIT NULL is no limit.
+func listQuery(q transcribe.ListQuery) (string, []any) {
+	var (
+		b    strings.Builder
+		args = []any{q.ProjectID}
+	)
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	b.WriteString(`SELECT ` + summaryCols + ` FROM transcripts WHERE project_id = $1`)
+	if !q.IncludeDeleted {
+		b.WriteString(` AND NOT deleted`)
+	}
+	if q.Status != "" {
+		b.WriteString(` AND status = ` + arg(string(q.Status)))
+	}
+	if !q.CreatedFrom.IsZero() {
+		b.WriteString(` AND created >= ` + arg(bound(q.CreatedFrom)))
+	}
+	if !q.CreatedBefore.IsZero() {
+		b.WriteString(` AND created < ` + arg(bound(q.CreatedBefore)))
+	}
+	if q.BeforeID != "" {
+		b.WriteString(` AND seq < (SELECT seq FROM transcripts WHERE project_id = $1 AND id = ` + arg(q.BeforeID) + `)`)
+	}
+	if q.AfterID != "" {
+		b.WriteString(` AND seq > (SELECT seq FROM transcripts WHERE project_id = $1 AND id = ` + arg(q.AfterID) + `)`)
+	}
+	if q.AfterID != "" {
+		b.WriteString(` ORDER BY seq`)
+	} else {
+		b.WriteString(` ORDER BY seq DESC`)
+	}
+	var limit *int64
+	if q.Limit > 0 {
+		n := int64(q.Limit)
+		limit = &n
+	}
+	b.WriteString(` LIMIT ` + arg(limit))
+	return b.String(), args
+}
+
+// claimJobSQL locks the oldest claimable record, skipping rows other
+// claimers hold locked (FOR UPDATE SKIP LOCKED), and leases it in the
+// same statement. Its WHERE repeats the predicate of the partial index
+// transcripts_claimable, which holds only queued and processing records,
+// so the scan never walks finished ones.
+const claimJobSQL = `WITH pick AS (
+		SELECT seq FROM transcripts
+		WHERE NOT deleted AND status IN ('queued', 'processing') AND (status = 'queued' OR lease_until < $3)
+		ORDER BY seq
+		LIMIT 1
+		FOR UPDATE SKIP LOCKED)
+	UPDATE transcripts SET status = 'processing', lease_owner = $1, lease_until = $2, claims = claims + 1
+	WHERE seq = (SELECT seq FROM pick)
+	RETURNING ` + recordCols
+
+// ClaimJob implements transcribe.Store with one statement: the row is
+// locked by the SELECT ... FOR UPDATE SKIP LOCKED of a CTE and leased by
+// the UPDATE around it. A concurrent claimer skips the locked row and
+// takes the next, so claimers never wait for one another and never get the
+// same record; a row that changed between the snapshot and the lock is
+// re-checked by PostgreSQL before it is returned.
+func (s *Store) ClaimJob(ctx context.Context, c transcribe.Claim) (*transcribe.Record, error) {
+	if c.Owner == "" {
+		return nil, errors.New("postgres: ClaimJob: owner is empty")
+	}
+	if err := checkText("Claim.Owner", c.Owner); err != nil {
+		return nil, err
+	}
+	now, until, err := leaseWindow(c.Now, c.Lease)
+	if err != nil {
+		return nil, err
+	}
+	if s.closed.Load() {
+		return nil, errClosed("ClaimJob")
+	}
+	r, err := readRecord(s.pool.QueryRow(ctx, claimJobSQL, c.Owner, until, now), true)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("postgres: %w", transcribe.ErrNoJob)
+	}
+	if err != nil {
+		return nil, s.fail("claiming a job", err)
+	}
+	return r, nil
+}
+
+// ExtendLease implements transcribe.Store. An absent id is ErrNotFound.
+func (s *Store) ExtendLease(ctx context.Context, l transcribe.Lease) error {
+	until, err := stamp("Lease.Until", l.Until)
+	if err != nil {
+		return err
+	}
+	if !storable(l.ID) {
+		return fmt.Errorf("postgres: transcript %q: %w", l.ID, transcribe.ErrNotFound)
+	}
+	if l.Owner == "" || !storable(l.Owner) {
+		return fmt.Errorf("postgres: transcript %s: lease owner %q never holds a lease: %w", l.ID, l.Owner, transcribe.ErrLeaseLost)
+	}
+	if s.closed.Load() {
+		return errClosed("ExtendLease")
+	}
+	var (
+		moved bool
+		owner *string
+	)
+	err = s.pool.QueryRow(ctx, `WITH moved AS (
+			UPDATE transcripts SET lease_until = $3 WHERE id = $1 AND lease_owner = $2 RETURNING 1)
+		SELECT EXISTS (SELECT FROM moved), (SELECT lease_owner FROM transcripts WHERE id = $1)`,
+		l.ID, l.Owner, until).Scan(&moved, &owner)
+	if err != nil {
+		return s.fail("extending the lease of "+l.ID, err)
+	}
+	if moved {
+		return nil
+	}
+	return lostOrMissing("transcript", l.ID, l.Owner, owner)
+}
+
+// SetWebhookStatus implements transcribe.Store.
+func (s *Store) SetWebhookStatus(ctx context.Context, id string, code int) error {
+	if !storable(id) {
+		return fmt.Errorf("postgres: transcript %q: %w", id, transcribe.ErrNotFound)
+	}
+	if s.closed.Load() {
+		return errClosed("SetWebhookStatus")
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE transcripts SET webhook_status = $2 WHERE id = $1`, id, code)
+	if err != nil {
+		return s.fail("recording the webhook status of "+id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("postgres: transcript %s: %w", id, transcribe.ErrNotFound)
+	}
+	return nil
+}
