@@ -95,6 +95,7 @@ func recognitionPerAudioSecond(b *testing.B) time.Duration {
 	if _, err := r.Recognize(ctx, pcm, transcribe.RecognizeOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	audio := time.Duration(len(pcm)) * time.Second / time.Duration(rate)
-	return time.Since(start) * time.Second / audio
+	elapsed := time.Since(start).Seconds()
+	audio := float64(len(pcm)) / float64(rate)
+	return time.Duration(elapsed / audio * float64(time.Second))
 }

@@ -59,8 +59,12 @@
 //
 // # How sentences are chosen
 //
-// Sentences are exactly those of GET /v2/transcript/{id}/sentences
-// (nlp.Sentences). Each becomes a tf-idf vector of its content-word stems
+// Sentences are those of GET /v2/transcript/{id}/sentences
+// (nlp.Sentences), except that a sentence longer than 40 words (speech
+// without pauses long enough for the punctuate stage, which itself ends
+// sentences at 40 words when it finds a pause) is cut into pieces of about
+// 12 words at its longest pauses, TextTiling's pseudo-sentences. Each
+// becomes a tf-idf vector of its content-word stems
 // (stop words removed, Snowball stems via package nlp). Centrality is
 // LexRank: PageRank over the graph of cosine similarities between
 // sentences (damping 0.85), or the similarity to the centroid above 600
@@ -117,21 +121,48 @@
 //
 // On documents made by joining unrelated single-topic passages (a dev set
 // the constants were tuned on, testdata/dev.txt, and a held-out set,
-// testdata/test.txt, written afterwards and only measured), spoken text
-// and the same passages spoken by flite and recognized by pocketsphinx.
-// go test -run 'TestDev|TestTest' -v ./transcribe/analysis/summary/
-// prints:
+// testdata/test.txt, written afterwards and measured once), as written
+// text and as the same passages spoken by flite and recognized by
+// pocketsphinx (word error rate 16%). flite pauses less than 0.25 s
+// between sentences, too little for the punctuate stage, so each
+// recognized passage comes back as one or two long sentences (cut into
+// pieces as above); the passages are joined without a longer pause and
+// without the period that formatting each clip alone gives its last word,
+// so nothing but the words tells where a topic ends. Chapter boundaries
+// are scored within one sentence (the target's definition) on written
+// text, and within one average reference sentence, 15 words, on
+// recognized speech. go test -run 'TestDev|TestTest' -v
+// ./transcribe/analysis/summary/ prints:
 //
-//	chapters: boundary F1 (±1 sentence)     dev ref   test ref   test recognized
-//	                                        1.00      0.91       see TestTestRecognized
-//	bullets: ROUGE-1 F / ROUGE-2 F against the hand-written passage summaries,
-//	and passages covered (test, reference text)
-//	  extractive   0.209 / 0.060   92%
-//	  lead-k       0.185 / 0.067   33%
-//	  random-k     0.143 / 0.024   79%
+//	chapter boundaries, F1 (precision / recall)   dev        test (held out)
+//	  written text, within 1 sentence             1.00       0.91 (1.00 / 0.83)
+//	  recognized speech, within 15 words          0.93       0.70 (0.79 / 0.62)
 //
-// The chapter target is F1 ≥ 0.8 on reference text; summaries must beat
-// both baselines on ROUGE-1 and cover more passages than lead-k.
+//	bullets against the hand-written passage summaries (test, held out):
+//	                   ROUGE-1 F  ROUGE-2 F  passages covered
+//	  written text
+//	    extractive     0.197      0.048      92%
+//	    lead-k         0.185      0.067      33%
+//	    random-k       0.143      0.024      79%
+//	  recognized speech
+//	    extractive     0.155      0.045      100%
+//	    lead-k         0.153      0.048      33%
+//	    random-k       0.093      0.013      77%
+//
+// The chapter target is F1 ≥ 0.8 on written text (asserted); on recognized
+// speech the tests assert a floor of 0.6. Summaries must beat both
+// baselines on ROUGE-1 and cover more passages than lead-k on written
+// text, and beat random-k and cover more than lead-k on recognized speech.
+// The lead baseline is strong on ROUGE-2 because every passage opens with
+// its topic sentence; the extractive bullets trade that for covering every
+// topic.
+//
+// # Cost
+//
+// BenchmarkStagesFiveMinutes runs topic detection, a bullets summary and
+// chapters on a 750-word (five-minute) transcript and compares them with
+// the time the embedded recognizer takes for five minutes of speech,
+// measured in the same run.
 //
 // # Why hand-written
 //

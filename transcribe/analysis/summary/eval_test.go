@@ -75,8 +75,12 @@ func referenceDocs(ps []passage, docs [][]int) []doc {
 
 // recognizedDocs builds the same documents from the passages spoken by
 // flite and recognized by pocketsphinx (each passage once), joined with
-// the passages' times shifted to follow each other with a 500 ms gap,
-// shorter than a paragraph pause.
+// the passages' times shifted to follow each other with a gap of
+// joinGapMillis, no longer than the pauses flite leaves between sentences
+// inside a passage, so that no pause marks where a passage ends. Each passage was formatted on its own,
+// which ends its last word with a period; that period is removed (but
+// for the last passage), as formatting one continuous recording would
+// not know where a passage ends.
 func recognizedDocs(t testing.TB, ps []passage, docs [][]int) ([]doc, float64) {
 	texts := make([]string, len(ps))
 	for i, p := range ps {
@@ -100,17 +104,24 @@ func recognizedDocs(t testing.TB, ps []passage, docs [][]int) ([]doc, float64) {
 				continue
 			}
 			shift := at - rec[i][0].Start
+			if len(ws) > 0 {
+				last := &ws[len(ws)-1]
+				last.Text = strings.TrimRight(last.Text, ".?!")
+			}
 			for _, w := range rec[i] {
 				w.Start += shift
 				w.End += shift
 				ws = append(ws, w)
 			}
-			at = ws[len(ws)-1].End + 500
+			at = ws[len(ws)-1].End + joinGapMillis
 		}
 		out = append(out, doc{t: nlptest.Transcript(ws), starts: starts, parts: d})
 	}
 	return out, errs / float64(max(n, 1))
 }
+
+// joinGapMillis is the silence between joined recognized passages.
+const joinGapMillis = 100
 
 // sentenceOf returns the index of the sentence holding word w.
 func sentenceOf(spans []nlp.Span, w int) int {
@@ -334,10 +345,12 @@ func TestDevChaptersAndSummaries(t *testing.T) {
 }
 
 // TestDevRecognized measures the development documents spoken by flite
-// and recognized by pocketsphinx (tuned on, like the reference text).
+// and recognized by pocketsphinx (tuned on, like the reference text). It
+// is for tuning only and runs when EARSHOT_EVAL_DEV=1, to keep the suite
+// from recognizing seven more minutes of speech.
 func TestDevRecognized(t *testing.T) {
-	if testing.Short() {
-		t.Skip("recognizes about seven minutes of speech (cached after the first run)")
+	if testing.Short() || os.Getenv("EARSHOT_EVAL_DEV") != "1" {
+		t.Skip("tuning measurement; set EARSHOT_EVAL_DEV=1 (recognizes about seven minutes of speech, cached after the first run)")
 	}
 	ps := readPassages(t, "dev.txt")
 	docs, wer := recognizedDocs(t, ps, devDocs)
@@ -392,9 +405,15 @@ func TestTestRecognized(t *testing.T) {
 	if _, _, f := b.f1(); f < recognizedChapterF1 {
 		t.Errorf("recognized chapter boundary F1 %.2f < %.2f", f, recognizedChapterF1)
 	}
+	// Summaries of recognized speech must beat random choice on ROUGE-1
+	// and cover more passages than the lead baseline (measured: ROUGE-1
+	// 0.155 against lead 0.153 and random 0.093).
 	ours, lead, random := scoreSummaries(t, "test (recognized speech)", docs, ps)
-	checkSummaries(t, "test (recognized speech)", ours, lead, random)
+	if ours.r1 <= random.r1 || ours.cover <= lead.cover {
+		t.Errorf("recognized summaries: ROUGE-1 %.3f (random %.3f), coverage %.2f (lead %.2f)", ours.r1/float64(ours.n), random.r1/float64(random.n), ours.cover/float64(ours.n), lead.cover/float64(lead.n))
+	}
 }
 
-// recognizedChapterF1 is the floor for recognized speech.
-const recognizedChapterF1 = 0.5
+// recognizedChapterF1 is the floor for recognized speech, scored within
+// one reference sentence's worth of words (measured: 0.70).
+const recognizedChapterF1 = 0.6

@@ -123,17 +123,19 @@ func NewText(ws []transcribe.Word, spans []nlp.Span) *Text {
 
 // Units longer than maxUnitWords are cut (see units).
 const (
-	maxUnitWords  = 30
-	unitWords     = 20 // target length of the pieces
+	maxUnitWords  = 40
+	unitWords     = 12 // target length of the pieces
 	unitCutWindow = 4  // a cut moves up to this many words to a longer pause
 )
 
 // units returns the sentences as the summarizer's units: a sentence
-// longer than maxUnitWords words, which is what a transcript whose
-// punctuation failed looks like (fast speech with no pause long enough to
-// end a sentence), is cut into pieces of about unitWords words, each cut
-// moved to the longest pause within unitCutWindow words, as TextTiling
-// does with its pseudo-sentences.
+// longer than maxUnitWords words (the punctuate stage itself splits
+// sentences at 40 words when it finds a pause, so a longer one means
+// speech without pauses long enough to punctuate) is cut into pieces of
+// about unitWords words, each cut moved to the longest pause within
+// unitCutWindow words, as TextTiling does with its pseudo-sentences.
+// Pieces of 12 words place topic boundaries within a sentence's length
+// (20-word pieces missed a third of them on recognized speech).
 func units(ws []transcribe.Word, spans []nlp.Span) []nlp.Span {
 	var out []nlp.Span
 	for _, sp := range spans {
