@@ -1,2 +1,138 @@
-// Package postgres is a PostgreSQL store (WIP doc).
+// Package postgres is Earshot's PostgreSQL store: a *Store that implements
+// transcribe.Store (transcript records, job claiming and leases),
+// transcribe.UploadStore (upload ownership) and webhook.Queue (durable
+// webhook deliveries) on one schema of a PostgreSQL database, through
+// github.com/jackc/pgx/v5 and its pool, pgxpool. It is the store for
+// several Earshot processes sharing work: any number of Stores, in any
+// number of processes, may use the same schema.
+//
+// # Entry points
+//
+//   - Open(ctx, Config{URL: "postgres://..."}) connects, creates the
+//     schema when missing, migrates it, and returns a *Store. Config
+//     documents its defaults: Schema "earshot", MaxConns 10 (or the URL's
+//     pool_max_conns), ConnectTimeout 10s (or the URL's connect_timeout),
+//     ApplicationName "earshot".
+//   - (*Store).Close closes the pool; later calls return an error wrapping
+//     transcribe.ErrClosed.
+//   - SchemaVersion is the schema version this build writes;
+//     ErrSchemaTooNew is wrapped when the database was migrated by a newer
+//     build.
+//
+// # Schemas and regions
+//
+// Config.Schema names the PostgreSQL schema holding the tables, and every
+// connection of the Store gets it alone as its search_path (a startup
+// parameter, so it costs no round trip). Stores with different schemas on
+// one database never see each other's records, uploads or deliveries, and
+// migrate independently: give each region its own schema. A connection
+// pooler that drops startup parameters (PgBouncer in transaction mode)
+// loses the search_path: there, give each schema its own pooler database
+// with the search_path set server-side (ALTER ROLE ... SET search_path),
+// and add default_query_exec_mode=exec to the URL, as pgx needs behind
+// such poolers.
+//
+// # Migrations
+//
+// The schema's version is recorded in its table schema_migrations, one row
+// per applied version with the time it was applied. Open runs the missing
+// migrations, the schema's creation and the version rows in one
+// transaction that first takes a transaction-scoped advisory lock
+// (pg_advisory_xact_lock) keyed by the schema's name, so processes starting
+// together migrate once: the others wait for the lock and find the work
+// done. A failed migration rolls back whole; nothing is left half-applied
+// (no "dirty" state to repair by hand). A schema whose version is newer
+// than SchemaVersion is refused, so an old build never writes a layout it
+// does not know. Open looks the schema up before creating it because
+// CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the database
+// even when the schema exists.
+//
+// # Storage
+//
+// Tables transcripts (seq, an identity column, gives the creation order;
+// indexes on (project_id, seq) for listing and a partial index on seq over
+// queued and processing records for claiming; the sealed list entry,
+// summary, apart from the sealed transcript, data, which List never
+// reads), uploads (indexed by (created, id), and again over unattached
+// ones for expiry) and deliveries (partial indexes on (next_attempt, id)
+// over pending and over done deliveries, for claiming and purging).
+// Deliveries do not reference transcripts: the contract lets a delivery
+// outlive or precede its transcript record. Ids compare in the "C"
+// collation (byte order), so orderings do not depend on the server's
+// locale.
+//
+// Times are timestamptz, kept to the microsecond (pgx truncates finer
+// parts) and returned in UTC; the zero time is stored as -infinity, which
+// sorts before every time, so an unset lease counts as expired and an unset
+// NextAttempt as due. Times PostgreSQL cannot hold (before 4713 BC or after
+// 294276 AD) are refused with an error naming the field; query bounds
+// beyond them are clamped. Text columns cannot hold NUL bytes or invalid
+// UTF-8: writing such an id or owner is an error naming the field, and
+// looking one up finds nothing (ErrNotFound).
+//
+// Record.Data, Record.Summary and Delivery.Data are written as given,
+// into bytea columns stored without compression (STORAGE EXTERNAL: they
+// are sealed by the caller, and ciphertext does not compress).
+// transcribe.Service seals transcript content with AES-GCM before it
+// reaches any Store, so text, words, parameters and URLs reach PostgreSQL
+// only as ciphertext; ids, project ids, statuses, times and lease owners
+// are plain metadata. PostgreSQL keeps the old version of an updated row
+// until VACUUM reclaims it, so a deleted transcript's earlier (sealed)
+// content stays in the table files until then.
+//
+// # Concurrency and claims
+//
+// ClaimJob and ClaimDelivery are each one statement: a CTE selects the
+// next row with SELECT ... ORDER BY ... LIMIT 1 FOR UPDATE SKIP LOCKED and
+// the UPDATE around it writes the lease and returns the row. Claimers never
+// wait for each other: one that meets a row another claimer has locked
+// skips to the next, and a row that changed between the snapshot and the
+// lock is re-checked by PostgreSQL (READ COMMITTED) before it is taken,
+// so no job or delivery is handed out twice while its lease holds. A claim
+// may report ErrNoJob (ErrNoDelivery) while the only candidate is locked by
+// a statement in progress; workers poll, so that costs one poll interval.
+//
+// Leases live in the rows (lease_owner, lease_until), measured on the
+// callers' clocks (Claim.Now), so processes sharing a database need clocks
+// kept in step (NTP); a skew lengthens or shortens leases by that much. A
+// process that dies loses nothing but time: PostgreSQL ends its
+// connections and aborts any statement in progress, releasing its row
+// locks, and once its lease has run out the next ClaimJob takes the job
+// over (Claims counts the takeover) while Update and ExtendLease from the
+// old owner fail with ErrLeaseLost.
+//
+// Update, ExtendLease, UpdateDelivery and AttachUpload check the lease
+// owner (or the upload's user) in the WHERE clause of their UPDATE, and the
+// same statement reads the row's current owner, so a refusal tells
+// ErrNotFound from ErrLeaseLost (or ErrExists) in one round trip. List is
+// one SELECT with the cursors resolved inside it; only an empty page with a
+// cursor costs a second query, to tell an unknown cursor (ErrNotFound) from
+// the end of the list. Seq values are handed out in the order inserts
+// start, not the order they commit, so a record whose insert commits late
+// can appear behind a cursor a concurrent reader already passed.
+//
+// # Choices
+//
+// pgx directly rather than database/sql: pgxpool, the binary protocol,
+// timestamptz infinities (pgtype.Timestamptz) and per-connection startup
+// parameters without adapters. The migration runner is a few lines here
+// rather than a library (golang-migrate, goose): the schema is one ordered
+// list, and those tools take a session lock and apply each migration in a
+// transaction of its own, with a "dirty" flag to clear by hand after a
+// crash, where one transaction under an advisory lock gives all or
+// nothing. Open's errors never contain the URL's password: pgx redacts
+// what it quotes only on a best-effort basis, so messages are scrubbed of
+// every candidate password as well.
+//
+// The choices where the contracts leave room are those of storage/memory
+// and storage/sqlite: List with Limit <= 0 returns every match; ClaimJob
+// takes the lowest Seq, ClaimDelivery the earliest NextAttempt with ties
+// broken by id; ExtendLease of an absent id is ErrNotFound.
+//
+// # Tests
+//
+// TestConformance runs transcribetest.RunStoreTests,
+// transcribetest.RunUploadStoreTests and webhooktest.RunQueueTests against
+// a real PostgreSQL from internal/testservices (scripts/services.sh starts
+// one; without it the tests that need the server skip, except in CI).
 package postgres
