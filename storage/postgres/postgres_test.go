@@ -487,18 +487,21 @@ func TestUnstorableInput(t *testing.T) {
 		err  error
 		want string
 	}{
-		"Created far":      {s.Create(ctx, &transcribe.Record{ID: "a", ProjectID: "p", Created: far}), "Created"},
-		"Completed old":    {s.Create(ctx, &transcribe.Record{ID: "a", ProjectID: "p", Created: t0, Completed: ancient}), "Completed"},
-		"NUL id":           {s.Create(ctx, &transcribe.Record{ID: "a\x00b", ProjectID: "p", Created: t0}), "ID"},
-		"bad UTF-8 owner":  {s.Create(ctx, &transcribe.Record{ID: "a", ProjectID: "p", Created: t0, LeaseOwner: "\xff"}), "LeaseOwner"},
-		"empty id":         {s.Create(ctx, &transcribe.Record{ProjectID: "p", Created: t0}), "id is empty"},
-		"nil record":       {s.Create(ctx, nil), "nil record"},
-		"upload NUL":       {s.CreateUpload(ctx, &transcribe.Upload{ID: "u", ProjectID: "p\x00", Created: t0}), "ProjectID"},
-		"delivery far":     {s.AddDelivery(ctx, &webhook.Delivery{ID: "d", NextAttempt: far}), "NextAttempt"},
-		"lease end far":    {s.ExtendLease(ctx, transcribe.Lease{ID: "a", Owner: "w", Until: far}), "Lease.Until"},
-		"claim zero time":  {func() error { _, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "w"}); return err }(), "claim time is zero"},
-		"claim no owner":   {func() error { _, err := s.ClaimJob(ctx, transcribe.Claim{Now: t0}); return err }(), "owner is empty"},
-		"negative lease":   {func() error { _, err := s.ClaimDelivery(ctx, webhook.Claim{Owner: "w", Now: t0, Lease: -1}); return err }(), "negative"},
+		"Created far":     {s.Create(ctx, &transcribe.Record{ID: "a", ProjectID: "p", Created: far}), "Created"},
+		"Completed old":   {s.Create(ctx, &transcribe.Record{ID: "a", ProjectID: "p", Created: t0, Completed: ancient}), "Completed"},
+		"NUL id":          {s.Create(ctx, &transcribe.Record{ID: "a\x00b", ProjectID: "p", Created: t0}), "ID"},
+		"bad UTF-8 owner": {s.Create(ctx, &transcribe.Record{ID: "a", ProjectID: "p", Created: t0, LeaseOwner: "\xff"}), "LeaseOwner"},
+		"empty id":        {s.Create(ctx, &transcribe.Record{ProjectID: "p", Created: t0}), "id is empty"},
+		"nil record":      {s.Create(ctx, nil), "nil record"},
+		"upload NUL":      {s.CreateUpload(ctx, &transcribe.Upload{ID: "u", ProjectID: "p\x00", Created: t0}), "ProjectID"},
+		"delivery far":    {s.AddDelivery(ctx, &webhook.Delivery{ID: "d", NextAttempt: far}), "NextAttempt"},
+		"lease end far":   {s.ExtendLease(ctx, transcribe.Lease{ID: "a", Owner: "w", Until: far}), "Lease.Until"},
+		"claim zero time": {func() error { _, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "w"}); return err }(), "claim time is zero"},
+		"claim no owner":  {func() error { _, err := s.ClaimJob(ctx, transcribe.Claim{Now: t0}); return err }(), "owner is empty"},
+		"negative lease": {func() error {
+			_, err := s.ClaimDelivery(ctx, webhook.Claim{Owner: "w", Now: t0, Lease: -1})
+			return err
+		}(), "negative"},
 		"List no project":  {func() error { _, err := s.List(ctx, transcribe.ListQuery{}); return err }(), "ProjectID is required"},
 		"attach NUL":       {s.AttachUpload(ctx, "u", "t\x00"), "transcript id"},
 		"status too large": {s.SetWebhookStatus(ctx, "a", 1<<40), "int4"},
@@ -579,7 +582,7 @@ func TestPlans(t *testing.T) {
 	listSQL, listArgs := listQuery(transcribe.ListQuery{ProjectID: "p1", Limit: 10})
 	for _, tc := range []struct {
 		name, sql, index string
-		args         []any
+		args             []any
 	}{
 		{"ClaimJob", claimJobSQL, "transcripts_claimable", []any{"w", bound(t0), bound(t0)}},
 		{"ClaimDelivery", claimDeliverySQL, "deliveries_pending", []any{"w", bound(t0), bound(t0)}},
