@@ -116,11 +116,10 @@
 // boosted search built afterwards maps the added words to the boost model
 // and to "unknown" in the base model, whose scorer then drops them from the
 // history (ngram_model_trie_raw_score) instead of looking them up.
-// TestBoostLeavesBaseVocabulary checks that invariant;
 // TestWordBoostCrashRegression runs the lists of issue 11 (batch, stream,
-// and direct scoring of frequent words after every boosted word) in child
-// processes (internal/childtest), all nine of which died with SIGSEGV
-// before the fix; FuzzBoostRecognize boosts arbitrary lists while fuzzing.
+// and "lm": that invariant, then direct scoring of frequent words after
+// every boosted word) in child processes (internal/childtest), all nine of
+// which died with SIGSEGV before the fix; FuzzBoostRecognize boosts arbitrary lists while fuzzing.
 //
 // TestWordBoostRealSpeech proves the effect on flite speech: "tensorflow"
 // (not in the dictionary) and "gastroenterology" (not in the language

@@ -172,7 +172,9 @@ func (o Options) Exec(t testing.TB) *Result {
 		"-test.run=" + RunPattern(t.Name()),
 		"-test.count=1",
 		"-test.timeout=" + timeout.String(),
-		fmt.Sprintf("-test.v=%v", testing.Verbose()),
+		// Always verbose, so that what the body logged before a crash is
+		// in the output (Run shows it only on failure or with -v).
+		"-test.v=true",
 		fmt.Sprintf("-test.short=%v", testing.Short()),
 	}
 	if f := flag.Lookup("test.gocoverdir"); f != nil && f.Value.String() != "" {
@@ -330,12 +332,24 @@ func signalName(s syscall.Signal) string {
 }
 
 // crashExcerpt quotes the output from the runtime's crash report on (the
-// signal, the faulting PC and the crashing goroutine's stack), or its tail.
+// signal, the faulting PC and the crashing goroutine's stack), preceded by
+// what the test logged just before, or the output's tail.
 func crashExcerpt(out string) string {
 	if _, at := crashSignal(out); at >= 0 {
 		s := out[at:]
 		if len(s) > excerptLen {
 			s = s[:excerptLen] + "\n[...]"
+		}
+		before := strings.TrimRight(out[:at], "\n")
+		if len(before) > excerptLen/3 {
+			before = before[len(before)-excerptLen/3:]
+			if i := strings.IndexByte(before, '\n'); i >= 0 {
+				before = before[i+1:]
+			}
+			before = "[...]\n" + before
+		}
+		if before != "" {
+			return before + "\n" + s
 		}
 		return s
 	}
@@ -356,7 +370,7 @@ func childLog(out string) string {
 	for _, l := range strings.SplitAfter(out, "\n") {
 		s := strings.TrimSpace(l)
 		if s == "PASS" || s == "" || strings.HasPrefix(s, "=== RUN") || strings.HasPrefix(s, "--- PASS") ||
-			strings.HasPrefix(s, "=== PAUSE") || strings.HasPrefix(s, "=== CONT") || strings.HasPrefix(s, "ok ") {
+			strings.HasPrefix(s, "=== PAUSE") || strings.HasPrefix(s, "=== CONT") || strings.HasPrefix(s, "=== NAME") || strings.HasPrefix(s, "ok ") {
 			continue
 		}
 		b.WriteString(l)

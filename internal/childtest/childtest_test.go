@@ -64,6 +64,7 @@ func TestRunPassesInAChildProcess(t *testing.T) {
 func TestSegfaultInCIsNamed(t *testing.T) {
 	t.Parallel()
 	if childtest.InChild(t) {
+		t.Log("calling strlen(8)")
 		cStrlen(t, 8) // reads address 8: SIGSEGV in libc
 		return
 	}
@@ -74,10 +75,16 @@ func TestSegfaultInCIsNamed(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "child died with SIGSEGV (segmentation violation); signal arrived during cgo execution") {
 			t.Errorf("error: %v", err)
 		}
-		// The excerpt starts at the runtime's crash report.
+		// The excerpt shows what the test logged, then the runtime's crash
+		// report with the faulting call's stack.
 		var ce *childtest.Error
-		if !errors.As(err, &ce) || !strings.HasPrefix(ce.Excerpt, "SIGSEGV: segmentation violation") || !strings.Contains(ce.Excerpt, "cStrlen") {
-			t.Errorf("excerpt does not show the crash and its stack: %+v", ce)
+		if !errors.As(err, &ce) {
+			t.Fatalf("error %T is not a *childtest.Error", err)
+		}
+		logged := strings.Index(ce.Excerpt, "calling strlen(8)")
+		report := strings.Index(ce.Excerpt, "\nSIGSEGV: segmentation violation\n")
+		if logged < 0 || report < logged || !strings.Contains(ce.Excerpt[report:], "cStrlen") {
+			t.Errorf("excerpt does not show the log, then the crash and its stack:\n%s", ce.Excerpt)
 		}
 	})
 }

@@ -50,8 +50,11 @@
 // testing's -test.run) but no helper, and the usual idiom (the
 // os/exec and crypto/x509 tests' helper-process pattern with
 // GO_WANT_HELPER_PROCESS) does not tell a crash from a failure. The child
-// inherits the parent's environment, -test.short, -test.v and
-// -test.gocoverdir; its timeout is what is left of the parent's -test.timeout
+// inherits the parent's environment, -test.short and -test.gocoverdir, and
+// always runs with -test.v, so that what the body logged before dying
+// (streamed at once in verbose mode) precedes the crash report in the
+// error; a passing child's log is shown only when the parent runs with -v.
+// Its timeout is what is left of the parent's -test.timeout
 // less a margin (10 minutes when there is no deadline), and -test.timeout is
 // passed too so that a hung child prints its goroutines before it is killed.
 //
