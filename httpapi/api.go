@@ -272,8 +272,10 @@ func (a *API) allow(ctx context.Context, project string, isGet bool) (time.Durat
 func (a *API) upload(w http.ResponseWriter, r *http.Request, project string) {
 	u, err := a.svc.Upload(r.Context(), project, a.body(w, r))
 	if err != nil {
+		// A body that ends early or stops flowing is the client's failed
+		// upload (422), even when the client is gone by now.
 		var re *transcribe.ReadError
-		if errors.Is(err, transcribe.ErrEmptyUpload) || (errors.As(err, &re) && r.Context().Err() == nil) {
+		if errors.Is(err, transcribe.ErrEmptyUpload) || errors.As(err, &re) {
 			// The spec: 422 with a plain-text body.
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.WriteHeader(http.StatusUnprocessableEntity)

@@ -77,12 +77,12 @@ func TestAuthFailuresRateLimited(t *testing.T) {
 // TestStalledBodyCutOff: a body that stops flowing is cut off after
 // BodyIdleTimeout, while one that keeps flowing slowly goes through.
 func TestStalledBodyCutOff(t *testing.T) {
-	f := newFixture(t, func(c *httpapi.Config) { c.BodyIdleTimeout = 300 * time.Millisecond })
-	// Flowing slowly (every 100 ms) for longer than the timeout: accepted.
+	f := newFixture(t, func(c *httpapi.Config) { c.BodyIdleTimeout = time.Second })
+	// Flowing slowly (every 100 ms) for twice the timeout: accepted.
 	pr, pw := io.Pipe()
 	go func() {
-		for i := 0; i < 8; i++ {
-			pw.Write(f.wav[i*len(f.wav)/8 : (i+1)*len(f.wav)/8])
+		for i := 0; i < 20; i++ {
+			pw.Write(f.wav[i*len(f.wav)/20 : (i+1)*len(f.wav)/20])
 			time.Sleep(100 * time.Millisecond)
 		}
 		pw.Close()
@@ -99,8 +99,15 @@ func TestStalledBodyCutOff(t *testing.T) {
 	start := time.Now()
 	fmt.Fprintf(conn, "POST /v2/upload HTTP/1.1\r\nHost: x\r\nAuthorization: k1\r\nContent-Length: 100000\r\n\r\nRIFF")
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	io.Copy(io.Discard, conn) // until the server closes
-	if el := time.Since(start); el > 5*time.Second {
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to a stalled upload: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("stalled upload: status %d, want 422", res.StatusCode)
+	}
+	if el := time.Since(start); el > 6*time.Second {
 		t.Errorf("a stalled body held the connection for %v", el)
 	}
 }

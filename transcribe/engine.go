@@ -10,6 +10,9 @@ import (
 type PCM struct {
 	SampleRate int
 	Channels   [][]int16
+	// Format is the format the media was decoded from, as media.Sniff
+	// names it ("wav", "mp3", ...); "" when the decoder does not say.
+	Format string
 }
 
 // Duration returns the length of the audio.

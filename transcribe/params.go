@@ -145,6 +145,13 @@ func checkRange(field string, v *float64, lo, hi float64) error {
 
 func isPro(model *string) bool { return model != nil && contains(proModels, *model) }
 
+// isAPIModel reports whether name is one of the API's own model names (to
+// which the API's model rules apply), not the name of a configured engine.
+func isAPIModel(name string) bool { return contains(KnownSpeechModels(), name) }
+
+// maxModelName caps speech_model names.
+const maxModelName = 100
+
 // Validate checks every rule of the spec's parameter tables and returns a
 // *ParamError naming the first broken one. It does not change p.
 func (p *TranscriptParams) Validate() error {
@@ -173,13 +180,14 @@ func (p *TranscriptParams) validateOptions() error {
 		return paramErr("audio_end_at", "must be greater than audio_start_from")
 	}
 
-	// Models.
-	if err := checkEnum("speech_model", p.SpeechModel, KnownSpeechModels()); err != nil {
-		return err
+	// Models. Which names exist depends on the engines a Service has
+	// (Service.Submit checks them); here only their form.
+	if m := p.SpeechModel; m != nil && (strings.TrimSpace(*m) == "" || len(*m) > maxModelName) {
+		return paramErr("speech_model", "must be a model name of 1 to %d characters", maxModelName)
 	}
 	for _, m := range p.SpeechModels {
-		if strings.TrimSpace(m) == "" {
-			return paramErr("speech_models", "must not contain empty names")
+		if strings.TrimSpace(m) == "" || len(m) > maxModelName {
+			return paramErr("speech_models", "must hold model names of 1 to %d characters", maxModelName)
 		}
 	}
 	if err := checkRange("speech_threshold", p.SpeechThreshold, 0, 1); err != nil {
@@ -197,7 +205,7 @@ func (p *TranscriptParams) validateOptions() error {
 		if isTrue(p.Summarization) {
 			return paramErr("auto_chapters", "cannot be enabled together with summarization")
 		}
-		if p.SpeechModel != nil && !contains(universal2Models, *p.SpeechModel) {
+		if p.SpeechModel != nil && isAPIModel(*p.SpeechModel) && !contains(universal2Models, *p.SpeechModel) {
 			return paramErr("auto_chapters", "is supported only by the universal-2 model, not speech_model %q", *p.SpeechModel)
 		}
 	}
@@ -252,8 +260,8 @@ func (p *TranscriptParams) validateOptions() error {
 		if n := wordCount(*p.Prompt); n > MaxPromptWords {
 			return paramErr("prompt", "has %d words; at most %d are allowed", n, MaxPromptWords)
 		}
-		if !isPro(p.SpeechModel) {
-			return paramErr("prompt", "is supported only by the pro model (speech_model %q)", proModels[0])
+		if (p.SpeechModel == nil || isAPIModel(*p.SpeechModel)) && !isPro(p.SpeechModel) {
+			return paramErr("prompt", "is supported only by the pro model (speech_model %q) or an engine that takes prompts", proModels[0])
 		}
 	}
 	if err := checkEnum("domain", p.Domain, Domains()); err != nil {

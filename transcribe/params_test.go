@@ -77,7 +77,7 @@ func TestValidate(t *testing.T) {
 		{"redact sub", `{"redact_pii":true,"redact_pii_policies":["person_name"],"redact_pii_sub":"stars"}`, "redact_pii_sub"},
 		{"redact quality", `{"redact_pii":true,"redact_pii_audio":true,"redact_pii_policies":["person_name"],"redact_pii_audio_quality":"ogg"}`, "redact_pii_audio_quality"},
 		{"redact ok", `{"redact_pii":true,"redact_pii_audio":true,"redact_pii_policies":["person_name","phone_number"],"redact_pii_sub":"entity_name"}`, ""},
-		{"speech model", `{"speech_model":"huge"}`, "speech_model"},
+		{"speech model", `{"speech_model":""}`, "speech_model"},
 		{"summary type", `{"summarization":true,"summary_type":"poem"}`, "summary_type"},
 		{"summary model", `{"summarization":true,"summary_model":"smart"}`, "summary_model"},
 		{"webhook url", `{"webhook_url":"not a url"}`, "webhook_url"},

@@ -20,12 +20,17 @@ const tempPrefix = "earshot-media-"
 // process does the work of one job: fetch, decode, recognize, stages.
 func (s *Service) process(ctx context.Context, j *job) error {
 	t := j.st.T
+	eng := s.engines.get(j.st.Engine)
+	if eng == nil {
+		return &MediaError{Reason: fmt.Sprintf("the speech engine %q chosen for this transcript is no longer configured on this server", j.st.Engine)}
+	}
+	rec := eng.Recognizer
 	path, cleanup, err := s.localMedia(ctx, j)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	feat := s.cfg.Recognizer.Features()
+	feat := rec.Features()
 	multi := isTrue(t.DualChannel) || isTrue(t.Multichannel)
 	pcm, err := s.cfg.Decoder.Decode(ctx, path, feat.SampleRate, multi)
 	if err != nil {
@@ -55,7 +60,12 @@ func (s *Service) process(ctx context.Context, j *job) error {
 		return err
 	}
 	if silent(pcm) {
-		return &MediaError{Reason: "no speech detected: the audio is silent"}
+		if err := noSpeech(t, "no speech detected: the audio is silent"); err != nil {
+			return err
+		}
+		t.Words = []Word{}
+		t.Fill()
+		return nil
 	}
 	opts := RecognizeOptions{WordBoost: append(append([]string(nil), t.WordBoost...), t.KeytermsPrompt...), Disfluencies: isTrue(t.Disfluencies)}
 	if t.BoostParam != nil {
@@ -67,22 +77,35 @@ func (s *Service) process(ctx context.Context, j *job) error {
 	if t.Prompt != nil {
 		opts.Prompt = *t.Prompt
 	}
+	// An engine that takes files gets the original file when nothing is
+	// cut from it: no re-encoding, and far fewer bytes to send.
+	var first *Recognition
 	var words []Word
-	var model string
-	for ci, ch := range pcm.Channels {
-		rec, err := s.cfg.Recognizer.Recognize(ctx, ch, opts)
+	fr, isFile := rec.(FileRecognizer)
+	if isFile && !multi && t.AudioStartFrom == nil && t.AudioEndAt == nil && pcm.Format != "" && fr.AcceptsFile(pcm.Format) {
+		r, err := fr.RecognizeFile(ctx, path, opts)
 		if err != nil {
 			return err
 		}
-		model = rec.Model
-		for _, w := range rec.Words {
-			w.Start += offset
-			w.End += offset
-			if multi {
-				c := fmt.Sprint(ci + 1)
-				w.Channel = &c
+		first, words = r, r.Words
+	} else {
+		for ci, ch := range pcm.Channels {
+			r, err := rec.Recognize(ctx, ch, opts)
+			if err != nil {
+				return err
 			}
-			words = append(words, w)
+			if first == nil || (first.Language == "" && r.Language != "") {
+				first = r
+			}
+			for _, w := range r.Words {
+				w.Start += offset
+				w.End += offset
+				if multi {
+					c := fmt.Sprint(ci + 1)
+					w.Channel = &c
+				}
+				words = append(words, w)
+			}
 		}
 	}
 	if multi {
@@ -92,13 +115,13 @@ func (s *Service) process(ctx context.Context, j *job) error {
 		words = []Word{}
 	}
 	t.Words = words
-	if model != "" {
-		t.SpeechModelUsed = &model
+	if first != nil && first.Model != "" {
+		t.SpeechModelUsed = &first.Model
 	}
-	if err := s.applyLanguage(t); err != nil {
+	if err := applyLanguage(t, first, feat); err != nil {
 		return err
 	}
-	sj := &Job{Transcript: t, Audio: pcm, OffsetMS: offset, Recognizer: s.cfg.Recognizer, Blobs: s.cfg.Blobs,
+	sj := &Job{Transcript: t, Audio: pcm, OffsetMS: offset, Recognizer: rec, Blobs: s.cfg.Blobs,
 		Logger: s.log.With("id", t.ID), Now: s.now}
 	defer func() { j.st.Artifacts = sj.Artifacts }()
 	for _, st := range s.cfg.Stages {
@@ -135,36 +158,6 @@ func (s *Service) applyStage(ctx context.Context, st Stage, sj *Job) (err error)
 	}
 	if err := st.Apply(ctx, sj); err != nil {
 		return fmt.Errorf("stage %s: %w", st.Name(), err)
-	}
-	return nil
-}
-
-// applyLanguage sets the language result. The recognizer's language stands
-// in for detection until a detection stage replaces it; no-speech follows
-// language_detection_options.on_no_speech_detected.
-func (s *Service) applyLanguage(t *Transcript) error {
-	langs := s.cfg.Recognizer.Features().Languages
-	if t.LanguageCode == nil {
-		code := "en"
-		if len(langs) > 0 {
-			code = langs[0]
-		}
-		if isTrue(t.LanguageDetection) {
-			t.LanguageCode = &code
-		}
-	}
-	if len(t.Words) == 0 && isTrue(t.LanguageDetection) {
-		o := t.LanguageDetectionOptions
-		if o != nil && o.OnNoSpeechDetected != nil && *o.OnNoSpeechDetected == "fallback" {
-			fb := *o.FallbackLanguage
-			t.LanguageCode = &fb
-			if t.Metadata == nil {
-				t.Metadata = &Metadata{}
-			}
-			t.Metadata.Warnings = append(t.Metadata.Warnings, Warning{Message: "no speech detected; language_code set to the fallback language"})
-			return nil
-		}
-		return &MediaError{Reason: "no spoken audio was detected, so the language could not be detected"}
 	}
 	return nil
 }

@@ -13,6 +13,8 @@ type state struct {
 	T         *Transcript `json:"t"`
 	UploadID  string      `json:"u,omitempty"`
 	Artifacts []Artifact  `json:"f,omitempty"`
+	// Engine is the name of the engine chosen at submit.
+	Engine string `json:"e,omitempty"`
 }
 
 // summary is the plaintext of Record.Summary: the list fields, kept apart

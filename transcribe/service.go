@@ -24,7 +24,15 @@ type Config struct {
 	// UploadStore (the bundled stores do).
 	Uploads UploadStore
 	// Blobs keeps uploaded media and the artifacts stages write. Required.
-	Blobs      BlobStore
+	Blobs BlobStore
+	// Engines are the speech engines, chosen per request by speech_model
+	// (then speech_models); the first is the default. The API's model
+	// names (best, nano, slam-1, universal, conformer-2) that no engine
+	// claims as a name or alias select the default. Required, unless
+	// Recognizer is set.
+	Engines []Engine
+	// Recognizer is shorthand for one engine named "best" (the API's
+	// default model name). Ignored when Engines is set.
 	Recognizer Recognizer
 	Decoder    Decoder
 	// Key is the 32-byte AES-256-GCM key that seals transcript content.
@@ -91,8 +99,6 @@ func (c *Config) validate() error {
 		return errors.New("transcribe: Config.Store is required")
 	case c.Blobs == nil:
 		return errors.New("transcribe: Config.Blobs is required")
-	case c.Recognizer == nil:
-		return errors.New("transcribe: Config.Recognizer is required")
 	case c.Decoder == nil:
 		return errors.New("transcribe: Config.Decoder is required")
 	case c.Uploads == nil:
@@ -107,8 +113,9 @@ func (c *Config) validate() error {
 // its results as the AssemblyAI wire form. All methods are safe for
 // concurrent use.
 type Service struct {
-	cfg    Config
-	cipher *Cipher
+	cfg     Config
+	cipher  *Cipher
+	engines *engines
 	// ownTemp: TempDir was given, so Start may sweep it.
 	ownTemp bool
 	log     *slog.Logger
@@ -133,6 +140,13 @@ func NewService(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	c, err := NewCipher(cfg.Key)
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Engines) == 0 && cfg.Recognizer != nil {
+		cfg.Engines = []Engine{{Name: "best", Recognizer: cfg.Recognizer}}
+	}
+	engs, err := newEngines(cfg.Engines)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +194,7 @@ func NewService(cfg Config) (*Service, error) {
 		cfg.WorkerID = uuid.NewString()
 	}
 	return &Service{
-		cfg: cfg, cipher: c, ownTemp: ownTemp, log: cfg.Logger, now: cfg.Now,
+		cfg: cfg, cipher: c, engines: engs, ownTemp: ownTemp, log: cfg.Logger, now: cfg.Now,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}),
 	}, nil
 }

@@ -43,6 +43,15 @@ func (s *Service) Submit(ctx context.Context, projectID string, req SubmitReques
 		}
 	}
 	p.Normalize()
+	eng, err := s.engines.choose(&p)
+	if err != nil {
+		return nil, err
+	}
+	if p.SpeechModel == nil {
+		// Echo the effective model: the engine that will run.
+		name := eng.Name
+		p.SpeechModel = &name
+	}
 	t := &Transcript{
 		ID:               uuid.NewString(),
 		Status:           StatusQueued,
@@ -61,7 +70,7 @@ func (s *Service) Submit(ctx context.Context, projectID string, req SubmitReques
 			ps.Pending(t)
 		}
 	}
-	j := &job{rec: &Record{ID: t.ID, ProjectID: projectID, Status: StatusQueued, Created: t.Created}, st: state{T: t}}
+	j := &job{rec: &Record{ID: t.ID, ProjectID: projectID, Status: StatusQueued, Created: t.Created}, st: state{T: t, Engine: eng.Name}}
 	if req.UploadID != "" {
 		if err := s.attachUpload(ctx, projectID, req.UploadID, t.ID); err != nil {
 			return nil, err

@@ -316,7 +316,7 @@ func (s *spec) schemaCheck(t testing.TB, name string, body []byte) {
 func TestLiveResponsesMatchDocument(t *testing.T) {
 	t.Parallel()
 	seen := map[string]bool{}
-	srv := newServer(t, serverOptions{maxUploadBytes: 1 << 20})
+	srv := newServer(t, serverOptions{maxUploadBytes: 1 << 20, bodyIdle: 2 * time.Second})
 	c := newChecker(t, srv.url, seen)
 	missing := "6f1c2c1e-8d7f-4f59-9a57-1b1a5b0d1d1d"
 
@@ -329,6 +329,7 @@ func TestLiveResponsesMatchDocument(t *testing.T) {
 	c.do(req{method: "POST", target: "/v2/upload", body: mono, ctype: "application/octet-stream", status: 401, docRejects: true})
 	c.do(req{method: "POST", target: "/v2/upload", key: "nope", body: mono, ctype: "application/octet-stream", status: 401})
 	c.truncatedUpload(key1)
+	c.stalledUpload(key1, 2*time.Second)
 
 	// ---- submit: successes covering every feature, then every error
 	submit := func(body string) string {
@@ -600,7 +601,7 @@ func TestLiveResponsesMatchDocument(t *testing.T) {
 	c.do(req{method: "GET", target: "/openapi.json", status: 200})
 
 	// ---- storage failures: 500
-	srv.fault.Store(true)
+	srv.fault.fail.Store(true)
 	c.do(req{method: "POST", target: "/v2/upload", key: key1, body: mono, ctype: "application/octet-stream", status: 500})
 	c.do(req{method: "POST", target: "/v2/transcript", key: key1, body: []byte(`{"audio_url":"https://x.earshot.invalid/a.wav"}`), status: 500})
 	c.do(req{method: "GET", target: "/v2/transcript", key: key1, status: 500})
@@ -610,7 +611,14 @@ func TestLiveResponsesMatchDocument(t *testing.T) {
 		c.do(req{method: "GET", target: "/v2/transcript/" + plain + "/" + e, key: key1, status: 500})
 	}
 	c.do(req{method: "GET", target: strings.TrimPrefix(redactedURL[redactWAV], c.base), status: 500})
-	srv.fault.Store(false)
+	srv.fault.fail.Store(false)
+
+	// ---- a full disk: 507 on the writes
+	srv.fault.full.Store(true)
+	c.do(req{method: "POST", target: "/v2/upload", key: key1, body: mono, ctype: "application/octet-stream", status: 507})
+	c.do(req{method: "POST", target: "/v2/transcript", key: key1, body: []byte(`{"audio_url":"https://x.earshot.invalid/a.wav"}`), status: 507})
+	c.do(req{method: "DELETE", target: "/v2/transcript/" + plain, key: key1, status: 507})
+	srv.fault.full.Store(false)
 
 	// ---- delete: the deleted form, then what a deleted transcript answers
 	for _, id := range []string{plain, redactWAV} {
@@ -626,7 +634,7 @@ func TestLiveResponsesMatchDocument(t *testing.T) {
 	c.do(req{method: "DELETE", target: "/v2/transcript/" + full, key: "nope", status: 401})
 
 	// ---- rate limiting: 429 with Retry-After on every limited operation
-	limited := newServer(t, serverOptions{rateLimit: 0.001, rateBurst: 1})
+	limited := newServer(t, serverOptions{rateLimit: 0.001, rateBurst: 1, authFailures: 0.001})
 	lc := newChecker(t, limited.url, seen)
 	lc.do(req{method: "GET", target: "/v2/transcript", key: key1, status: 200}) // spends the burst
 	for _, q := range []req{
@@ -647,6 +655,20 @@ func TestLiveResponsesMatchDocument(t *testing.T) {
 		r := lc.do(q)
 		if n, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || n < 1 {
 			t.Errorf("%s %s: 429 with Retry-After %q", q.method, q.target, r.header.Get("Retry-After"))
+		}
+	}
+
+	// A client address that keeps sending bad keys is refused before its
+	// key is looked at (the allowance here is one failure), whatever the
+	// key: 429 with Retry-After.
+	lc.do(req{method: "GET", target: "/v2/transcript", key: "nope", status: 401})
+	for _, q := range []req{
+		{method: "GET", target: "/v2/transcript", key: "nope"},
+		{method: "GET", target: "/v2/transcript/" + missing, key: key1},
+	} {
+		q.status = 429
+		if r := lc.do(q); r.header.Get("Retry-After") != "1" {
+			t.Errorf("429 after failed authentications: Retry-After %q", r.header.Get("Retry-After"))
 		}
 	}
 
@@ -715,6 +737,35 @@ func (c *checker) truncatedUpload(key string) {
 	}
 	body, _ := io.ReadAll(hres.Body)
 	hres.Body.Close()
+	c.check(q, hres, res{status: hres.StatusCode, header: hres.Header, body: body})
+}
+
+// stalledUpload sends part of an upload and then nothing: the server
+// gives up after its body idle timeout, with 500 (the read deadline ends
+// the request's context, so httpapi does not take the 422 branch).
+func (c *checker) stalledUpload(key string, idle time.Duration) {
+	c.t.Helper()
+	u, _ := url.Parse(c.base)
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v2/upload HTTP/1.1\r\nHost: %s\r\nAuthorization: %s\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\n", u.Host, key)
+	part := bytes.Repeat([]byte{1}, 1000)
+	conn.Write(part)
+	conn.SetReadDeadline(time.Now().Add(idle + 10*time.Second))
+	q := req{method: "POST", target: "/v2/upload", key: key, body: part, ctype: "application/octet-stream", status: 500}
+	start := time.Now()
+	hres, err := http.ReadResponse(bufio.NewReader(conn), c.newRequest(q))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	body, _ := io.ReadAll(hres.Body)
+	hres.Body.Close()
+	if el := time.Since(start); el < idle/2 {
+		c.t.Errorf("a stalled upload was answered after %v, before the idle timeout %v", el, idle)
+	}
 	c.check(q, hres, res{status: hres.StatusCode, header: hres.Header, body: body})
 }
 

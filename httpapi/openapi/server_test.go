@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +39,11 @@ type serverOptions struct {
 	rateLimit      float64 // httpapi.Config.RateLimit; 0 disables limiting here
 	rateBurst      int
 	maxUploadBytes int64
+	// authFailures is httpapi.Config.AuthFailureRate (failed
+	// authentications per second per client address).
+	authFailures float64
+	// bodyIdle is httpapi.Config.BodyIdleTimeout.
+	bodyIdle time.Duration
 }
 
 // server is a running Earshot API: a real httpapi.API over a real
@@ -46,7 +53,7 @@ type serverOptions struct {
 type server struct {
 	url   string
 	rt    *realtime.Handler
-	fault *atomic.Bool // while true, the store and blob store fail
+	fault *faults // storage failures to switch on
 }
 
 // newServer builds and starts the server. It is the one place that
@@ -56,8 +63,8 @@ type server struct {
 func newServer(t testing.TB, o serverOptions) *server {
 	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	fault := new(atomic.Bool)
-	blobs := &faultyBlobs{BlobStore: memory.NewBlobStore(), fail: fault}
+	fault := new(faults)
+	blobs := &faultyBlobs{BlobStore: memory.NewBlobStore(), f: fault}
 	dec, err := media.NewDecoder(media.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +87,7 @@ func newServer(t testing.TB, o serverOptions) *server {
 		t.Fatal(err)
 	}
 	svc, err := transcribe.NewService(transcribe.Config{
-		Store: &faultyStore{Store: mem, fail: fault}, Uploads: mem, Blobs: blobs, Decoder: dec, Key: transcribe.NewKey(),
+		Store: &faultyStore{Store: mem, f: fault}, Uploads: mem, Blobs: blobs, Decoder: dec, Key: transcribe.NewKey(),
 		Recognizer:       &transcribetest.FakeRecognizer{Text: "my name is sarah and i paid twenty five dollars hello world"},
 		Stages:           pipeline.Default(pipeline.Options{}),
 		AllowPrivateURLs: true,
@@ -105,7 +112,8 @@ func newServer(t testing.TB, o serverOptions) *server {
 	api, err := httpapi.New(httpapi.Config{
 		Service: svc, Auth: auth, URLs: urls,
 		Realtime: rt, RealtimeToken: rt.TokenHandler(),
-		RateLimit: rate, RateBurst: o.rateBurst, Logger: quiet,
+		RateLimit: rate, RateBurst: o.rateBurst, AuthFailureRate: o.authFailures, BodyIdleTimeout: o.bodyIdle,
+		Logger: quiet,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -147,42 +155,73 @@ func servesOpenAPI(h http.Handler) bool {
 
 var errInjected = errors.New("injected storage failure")
 
-// faultyStore is a transcribe.Store that fails the calls the API's
-// handlers make while fail is set, to drive the 500 answers.
+// faults switches on the storage failures the API turns into 500 (any
+// error) and 507 (a full disk).
+type faults struct {
+	fail atomic.Bool // every store and blob call below fails
+	full atomic.Bool // writes fail with ENOSPC
+}
+
+// read is the error of a read call, or nil.
+func (f *faults) read() error {
+	if f.fail.Load() {
+		return errInjected
+	}
+	return nil
+}
+
+// write is the error of a write call, or nil.
+func (f *faults) write() error {
+	if f.full.Load() {
+		return fmt.Errorf("writing /data/x.tmp: %w", syscall.ENOSPC)
+	}
+	return f.read()
+}
+
+// faultyStore is a transcribe.Store whose calls fail as f says.
 type faultyStore struct {
 	transcribe.Store
-	fail *atomic.Bool
+	f *faults
 }
 
 func (s *faultyStore) Get(ctx context.Context, id string) (*transcribe.Record, error) {
-	if s.fail.Load() {
-		return nil, errInjected
+	if err := s.f.read(); err != nil {
+		return nil, err
 	}
 	return s.Store.Get(ctx, id)
 }
 
-func (s *faultyStore) Create(ctx context.Context, r *transcribe.Record) error {
-	if s.fail.Load() {
-		return errInjected
-	}
-	return s.Store.Create(ctx, r)
-}
-
 func (s *faultyStore) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe.Record, error) {
-	if s.fail.Load() {
-		return nil, errInjected
+	if err := s.f.read(); err != nil {
+		return nil, err
 	}
 	return s.Store.List(ctx, q)
 }
 
+func (s *faultyStore) Create(ctx context.Context, r *transcribe.Record) error {
+	if err := s.f.write(); err != nil {
+		return err
+	}
+	return s.Store.Create(ctx, r)
+}
+
+func (s *faultyStore) Update(ctx context.Context, r *transcribe.Record) error {
+	if err := s.f.write(); err != nil {
+		return err
+	}
+	return s.Store.Update(ctx, r)
+}
+
+// faultyBlobs is a transcribe.BlobStore whose Put fails as f says.
 type faultyBlobs struct {
 	transcribe.BlobStore
-	fail *atomic.Bool
+	f *faults
 }
 
 func (b *faultyBlobs) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
-	if b.fail.Load() {
-		return 0, errInjected
+	if err := b.f.write(); err != nil {
+		io.Copy(io.Discard, r)
+		return 0, err
 	}
 	return b.BlobStore.Put(ctx, key, r)
 }

@@ -105,7 +105,13 @@ func mediaErr(format string, args ...any) error {
 // header yields the audio it holds, as media players do. Decode returns
 // ctx.Err() when ctx ends, and other errors for problems that are not the
 // media's fault (a missing path, a bad sampleRate).
-func (d *Decoder) Decode(ctx context.Context, path string, sampleRate int, keepChannels bool) (*transcribe.PCM, error) {
+func (d *Decoder) Decode(ctx context.Context, path string, sampleRate int, keepChannels bool) (pcm *transcribe.PCM, err error) {
+	var format Format
+	defer func() {
+		if pcm != nil && format != FormatUnknown {
+			pcm.Format = string(format)
+		}
+	}()
 	if sampleRate < MinSampleRate || sampleRate > MaxSampleRate {
 		return nil, fmt.Errorf("media: Decode: sample rate %d is outside %d..%d", sampleRate, MinSampleRate, MaxSampleRate)
 	}
@@ -154,7 +160,7 @@ func (d *Decoder) Decode(ctx context.Context, path string, sampleRate int, keepC
 	if len(head) == 0 {
 		return nil, mediaErr("the file holds only an ID3 tag and no audio")
 	}
-	format := Sniff(head)
+	format = Sniff(head)
 	if format == FormatUnknown {
 		if what := describeNonMedia(head); what != "" && tagged == 0 {
 			return nil, mediaErr("unsupported format: the file is %s, not audio or video", what)

@@ -174,7 +174,7 @@ var genericNouns = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields("time day week month year hour minute second today tonight morning evening night " +
 		"people person way part kind sort number lot place thing problem question answer point end start side case fact " +
-		"idea reason example percent dollar mile") {
+		"idea reason example percent dollar mile other others one ones") {
 		m[nlp.Stem(w)] = true
 	}
 	return m
