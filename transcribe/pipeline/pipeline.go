@@ -12,14 +12,21 @@
 //     redacted audio copy, then redaction of the words themselves, so no
 //     later stage, export or stored field sees the unredacted text;
 //  4. utterances turn by turn (speaker or channel), built from the final,
-//     redacted words (transcribe/diarize UtteranceStage).
-//
-// Later analysis stages (sentiment, topics, summaries...) slot in after
-// redaction, so they only ever see redacted words.
+//     redacted words (transcribe/diarize UtteranceStage);
+//  5. the analyses (transcribe/analysis/...): key phrases, sentiment,
+//     content safety, topics, summary and chapters, reading the final,
+//     redacted words with their speakers. Each is best effort (a
+//     transcribe.FallibleStage): a failure marks its result unavailable and
+//     the transcript still completes.
 package pipeline
 
 import (
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/analysis/keyphrases"
+	"github.com/earshot-dev/earshot/transcribe/analysis/safety"
+	"github.com/earshot-dev/earshot/transcribe/analysis/sentiment"
+	"github.com/earshot-dev/earshot/transcribe/analysis/summary"
+	"github.com/earshot-dev/earshot/transcribe/analysis/topics"
 	"github.com/earshot-dev/earshot/transcribe/diarize"
 	"github.com/earshot-dev/earshot/transcribe/pii"
 	"github.com/earshot-dev/earshot/transcribe/textfmt"
@@ -35,6 +42,9 @@ type Options struct {
 	Diarizer diarize.Diarizer
 	// Encode writes redacted audio. Default pii.NewEncoder(TempDir).
 	Encode pii.Encoder
+	// Summaries configures summaries and chapters, e.g. an optional LLM
+	// back end (summary.Options.Generator). Default: extractive.
+	Summaries summary.Options
 }
 
 // Default returns the default stages in order. The slice is new on every
@@ -45,5 +55,10 @@ func Default(o Options) []transcribe.Stage {
 	s = append(s, textfmt.Stages()...)
 	s = append(s, pii.Stages(pii.Options{Encode: o.Encode, TempDir: o.TempDir})...)
 	s = append(s, diarize.UtteranceStage{})
+	s = append(s, keyphrases.Stages(keyphrases.Options{})...)
+	s = append(s, sentiment.Stages(sentiment.Options{})...)
+	s = append(s, safety.Stages(safety.Options{})...)
+	s = append(s, topics.Stages(topics.Options{})...)
+	s = append(s, summary.Stages(o.Summaries)...)
 	return s
 }
