@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -88,11 +89,18 @@ func poolConfig(cfg Config) (*pgxpool.Config, error) {
 	}
 	pc, err := pgxpool.ParseConfig(cfg.URL)
 	if err != nil {
-		// pgx masks passwords in what it quotes only on a best-effort
-		// basis (and an inner url.Error may quote the whole string), so
-		// the message is scrubbed of every password candidate too.
+		// pgx masks the password in the string it quotes only on a
+		// best-effort basis, and an inner url.Error may quote the whole
+		// string: the message leaves the string out and is scrubbed of
+		// every password candidate too.
+		msg := err.Error()
+		if pce := (*pgconn.ParseConfigError)(nil); errors.As(err, &pce) {
+			bare := *pce
+			bare.ConnString = ""
+			msg = strings.TrimPrefix(bare.Error(), "cannot parse ``: ")
+		}
 		return nil, &scrubbedError{
-			msg: "postgres: Config.URL is not a valid connection string: " + scrub(err.Error(), passwordCandidates(cfg.URL)...),
+			msg: "postgres: Config.URL is not a valid connection string: " + scrub(msg, passwordCandidates(cfg.URL)...),
 			err: errInvalidURL,
 		}
 	}
