@@ -41,6 +41,22 @@ type Config struct {
 	JobLease       time.Duration // EARSHOT_JOB_LEASE, default 30s: how soon a dead worker's job is resumed
 	WebhookRetry   time.Duration // EARSHOT_WEBHOOK_RETRY_INTERVAL, default 10s (the spec's value)
 
+	// Speech engines (README "Speech engines"). pocketsphinx is always
+	// configured (streaming uses it); a whisper.cpp server and an
+	// OpenAI-compatible server are added when their URL is set.
+	Engine          string // EARSHOT_ENGINE: the default engine: pocketsphinx (default), whispercpp or openai
+	WhisperCppURL   string // EARSHOT_WHISPERCPP_URL: a whisper.cpp server (its /inference endpoint)
+	OpenAIURL       string // EARSHOT_OPENAI_URL: an OpenAI-compatible API root, e.g. http://127.0.0.1:8000/v1
+	OpenAIModel     string // EARSHOT_OPENAI_MODEL: the model the OpenAI-compatible server runs, e.g. Systran/faster-whisper-small
+	OpenAIKey       string // EARSHOT_OPENAI_KEY: its API key, if it needs one
+	EngineLanguages string // EARSHOT_ENGINE_LANGUAGES: languages the remote engines transcribe, comma-separated (default: all of whisper's)
+
+	// Summaries and chapter titles from an OpenAI-compatible chat model
+	// (optional; the built-in extractive method otherwise and as fall-back).
+	LLMURL   string // EARSHOT_LLM_URL: chat-completions API root, e.g. http://127.0.0.1:11434/v1
+	LLMModel string // EARSHOT_LLM_MODEL
+	LLMKey   string // EARSHOT_LLM_KEY
+
 	// Ready, when set, is called once the server listens and its workers
 	// run, with the address it listens on (useful with EARSHOT_ADDR
 	// 127.0.0.1:0, an in-process server on a free port). Not settable from
@@ -70,6 +86,23 @@ func ParseConfig(args []string) (*Config, error) {
 	fs.StringVar(&c.TLSCert, "tls-cert", env("EARSHOT_TLS_CERT", ""), "TLS certificate file (EARSHOT_TLS_CERT)")
 	fs.StringVar(&c.TLSKey, "tls-key", env("EARSHOT_TLS_KEY", ""), "TLS key file (EARSHOT_TLS_KEY)")
 	fs.StringVar(&c.LogLevel, "log-level", env("EARSHOT_LOG_LEVEL", "info"), "log level (EARSHOT_LOG_LEVEL)")
+	for _, f := range []struct {
+		p                *string
+		name, envv, help string
+		def              string
+	}{
+		{&c.Engine, "engine", "EARSHOT_ENGINE", "the default speech engine: pocketsphinx, whispercpp or openai", "pocketsphinx"},
+		{&c.WhisperCppURL, "whispercpp-url", "EARSHOT_WHISPERCPP_URL", "URL of a whisper.cpp server, e.g. http://127.0.0.1:8081", ""},
+		{&c.OpenAIURL, "openai-url", "EARSHOT_OPENAI_URL", "API root of an OpenAI-compatible transcription server, e.g. http://127.0.0.1:8000/v1", ""},
+		{&c.OpenAIModel, "openai-model", "EARSHOT_OPENAI_MODEL", "model name for the OpenAI-compatible server", ""},
+		{&c.OpenAIKey, "openai-key", "EARSHOT_OPENAI_KEY", "API key for the OpenAI-compatible server", ""},
+		{&c.EngineLanguages, "engine-languages", "EARSHOT_ENGINE_LANGUAGES", "languages the remote engines transcribe, comma-separated", ""},
+		{&c.LLMURL, "llm-url", "EARSHOT_LLM_URL", "chat-completions API root for summaries and chapter titles", ""},
+		{&c.LLMModel, "llm-model", "EARSHOT_LLM_MODEL", "chat model name", ""},
+		{&c.LLMKey, "llm-key", "EARSHOT_LLM_KEY", "API key of the chat model server", ""},
+	} {
+		fs.StringVar(f.p, f.name, env(f.envv, f.def), f.help+" ("+f.envv+")")
+	}
 	ints := []struct {
 		p    *int
 		name string
@@ -149,6 +182,22 @@ func ParseConfig(args []string) (*Config, error) {
 	}
 	if c.JobLease < time.Second {
 		return nil, fmt.Errorf("EARSHOT_JOB_LEASE: must be at least 1s, got %v", c.JobLease)
+	}
+	switch c.Engine {
+	case "pocketsphinx":
+	case "whispercpp":
+		if c.WhisperCppURL == "" {
+			return nil, errors.New("EARSHOT_ENGINE=whispercpp needs EARSHOT_WHISPERCPP_URL")
+		}
+	case "openai":
+		if c.OpenAIURL == "" {
+			return nil, errors.New("EARSHOT_ENGINE=openai needs EARSHOT_OPENAI_URL")
+		}
+	default:
+		return nil, fmt.Errorf("EARSHOT_ENGINE: %q is not pocketsphinx, whispercpp or openai", c.Engine)
+	}
+	if (c.LLMURL == "") != (c.LLMModel == "") {
+		return nil, errors.New("EARSHOT_LLM_URL and EARSHOT_LLM_MODEL must be set together")
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return nil, errors.New("EARSHOT_TLS_CERT and EARSHOT_TLS_KEY must be set together")

@@ -169,8 +169,12 @@ func Run(ctx context.Context, cfg *Config) error {
 	if err != nil {
 		return err
 	}
+	engines, err := buildEngines(cfg, rec, dec)
+	if err != nil {
+		return err
+	}
 	svc, err := transcribe.NewService(transcribe.Config{
-		Store: store, Blobs: blobs, Recognizer: rec, Decoder: dec, Key: key, Notifier: hooks,
+		Store: store, Blobs: blobs, Engines: engines, Decoder: dec, Key: key, Notifier: hooks,
 		Stages:           pipeline.Default(pipeline.Options{TempDir: tmp}),
 		AllowPrivateURLs: cfg.AllowPrivate,
 		Workers:          cfg.Workers,
