@@ -258,11 +258,10 @@ func unstamp(ts pgtype.Timestamptz) time.Time {
 	return ts.Time.UTC()
 }
 
-// leaseWindow encodes a claim's time and the end of its lease.
+// leaseWindow encodes a claim's time and the end of its lease. A zero
+// claim time is -infinity, as in storage/memory: only deliveries with a
+// zero NextAttempt and no lease owner are due then.
 func leaseWindow(now time.Time, lease time.Duration) (at, until pgtype.Timestamptz, err error) {
-	if now.IsZero() {
-		return at, until, errors.New("postgres: claim time is zero")
-	}
 	if lease < 0 {
 		return at, until, fmt.Errorf("postgres: lease %v is negative", lease)
 	}

@@ -310,27 +310,30 @@ func (s *Store) ExtendLease(ctx context.Context, l transcribe.Lease) error {
 	if !storable(l.ID) {
 		return fmt.Errorf("postgres: transcript %q: %w", l.ID, transcribe.ErrNotFound)
 	}
-	if l.Owner == "" || !storable(l.Owner) {
-		return fmt.Errorf("postgres: transcript %s: lease owner %q never holds a lease: %w", l.ID, l.Owner, transcribe.ErrLeaseLost)
+	// An empty owner (or one no row can hold) never matches, but the
+	// statement still runs, to tell an absent id (ErrNotFound) apart.
+	owner := l.Owner
+	if !storable(owner) {
+		owner = ""
 	}
 	if s.closed.Load() {
 		return errClosed("ExtendLease")
 	}
 	var (
 		moved bool
-		owner *string
+		cur   *string
 	)
 	err = s.pool.QueryRow(ctx, `WITH moved AS (
-			UPDATE transcripts SET lease_until = $3 WHERE id = $1 AND lease_owner = $2 RETURNING 1)
+			UPDATE transcripts SET lease_until = $3 WHERE id = $1 AND lease_owner = $2 AND $2 <> '' RETURNING 1)
 		SELECT EXISTS (SELECT FROM moved), (SELECT lease_owner FROM transcripts WHERE id = $1)`,
-		l.ID, l.Owner, until).Scan(&moved, &owner)
+		l.ID, owner, until).Scan(&moved, &cur)
 	if err != nil {
 		return s.fail("extending the lease of "+l.ID, err)
 	}
 	if moved {
 		return nil
 	}
-	return lostOrMissing("transcript", l.ID, l.Owner, owner)
+	return lostOrMissing("transcript", l.ID, l.Owner, cur)
 }
 
 // SetWebhookStatus implements transcribe.Store.
