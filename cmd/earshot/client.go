@@ -180,7 +180,11 @@ func (c *cli) startInProcess(ctx context.Context, o *connOptions, prog *progress
 	})
 	srv, err := server.StartInProcess(ctx, cfg)
 	if err != nil {
-		stop("Starting the in-process server: failed")
+		if prog.tty {
+			stop("Starting the in-process server: failed")
+		} else {
+			stop("") // the error says it
+		}
 		if errors.Is(err, server.ErrDataDirInUse) {
 			return nil, "", failf(exitUnavailable, "another earshot server is running on %s: give its address with --url (or EARSHOT_URL), or use another data directory with --data", data)
 		}

@@ -25,6 +25,9 @@ func serveCommand() *command {
 				if err != nil {
 					return usageErrorf("serve: %v", flagError(err))
 				}
+				if err := server.CheckDataDir(cfg.Data); err != nil {
+					return failf(exitUnavailable, "serve: %v: stop that server first, or give this one another --data", err)
+				}
 				if err := server.Run(ctx, cfg); err != nil {
 					if errors.Is(err, server.ErrDataDirInUse) {
 						return failf(exitUnavailable, "serve: %v", err)
