@@ -156,18 +156,25 @@ func (p *pool) startWorker(ctx context.Context, id int) (*worker, *ready, error)
 	}()
 
 	js, _ := json.Marshal(hello{Version: protocolVersion, Engine: p.cfg.Engine, Config: p.engine})
-	if err := writeFrame(w.req, &w.wbuf, msgHello, js, nil); err != nil {
+	if d, ok := ctx.Deadline(); ok {
+		_ = w.req.SetWriteDeadline(d) // a binary that never reads cannot hold us
+	}
+	err = writeFrame(w.req, &w.wbuf, msgHello, js, nil)
+	_ = w.req.SetWriteDeadline(time.Time{})
+	if err != nil {
+		w.discard()
 		return nil, nil, w.startFailed(err)
 	}
 	var f frame
 	select {
 	case r, ok := <-w.replies:
 		if !ok {
+			w.discard()
 			return nil, nil, w.startFailed(w.readErr)
 		}
 		f = r
 	case <-ctx.Done():
-		w.kill()
+		w.discard()
 		if context.Cause(ctx) == errStartTimeout {
 			return nil, nil, fmt.Errorf("isolate: the %s worker did not start within %s (does %s call isolate.Main first?)", p.cfg.Engine, p.cfg.StartTimeout, p.cfg.Executable)
 		}
@@ -177,15 +184,15 @@ func (p *pool) startWorker(ctx context.Context, id int) (*worker, *ready, error)
 	case msgOK:
 		var r ready
 		if err := json.Unmarshal(f.json, &r); err != nil {
-			w.kill()
+			w.discard()
 			return nil, nil, fmt.Errorf("isolate: bad ready message from the %s worker: %w", p.cfg.Engine, err)
 		}
 		return w, &r, nil
 	case msgError:
-		w.kill()
+		w.discard()
 		return nil, nil, decodeError(f.json)
 	default:
-		w.kill()
+		w.discard()
 		return nil, nil, fmt.Errorf("isolate: the %s worker answered hello with message type %d", p.cfg.Engine, f.typ)
 	}
 }
@@ -193,7 +200,10 @@ func (p *pool) startWorker(ctx context.Context, id int) (*worker, *ready, error)
 // startFailed describes a worker that died before it was ready.
 func (w *worker) startFailed(cause error) error {
 	w.waitExit()
-	<-w.stderrDone
+	select {
+	case <-w.stderrDone:
+	case <-time.After(time.Second):
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	sig, code := exitSignal(w.state)
