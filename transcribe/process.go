@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 )
@@ -32,34 +31,37 @@ func (s *Service) process(ctx context.Context, j *job) error {
 	defer cleanup()
 	feat := rec.Features()
 	multi := isTrue(t.DualChannel) || isTrue(t.Multichannel)
-	pcm, err := s.cfg.Decoder.Decode(ctx, path, feat.SampleRate, multi)
+	sp, err := s.decode(ctx, path, feat.SampleRate, multi)
 	if err != nil {
 		return err
 	}
-	full := pcm.Duration()
+	defer sp.Close()
+	full := sp.Duration()
 	if full == 0 {
 		return &MediaError{Reason: "the media contains no audio"}
-	}
-	if full > s.cfg.MaxMediaDuration {
-		return &MediaError{Reason: fmt.Sprintf("the media is %s long; the limit is %s", full.Round(time.Second), s.cfg.MaxMediaDuration)}
 	}
 	dur := math.Round(full.Seconds()*1000) / 1000
 	t.AudioDuration = &dur
 	if multi {
-		if len(pcm.Channels) < 2 {
+		if sp.Channels() < 2 {
 			return &MediaError{Reason: "dual_channel and multichannel need audio with at least two channels; this media is mono"}
 		}
-		if isTrue(t.DualChannel) && len(pcm.Channels) != 2 {
-			return &MediaError{Reason: fmt.Sprintf("dual_channel needs exactly two channels; this media has %d (use multichannel)", len(pcm.Channels))}
+		if isTrue(t.DualChannel) && sp.Channels() != 2 {
+			return &MediaError{Reason: fmt.Sprintf("dual_channel needs exactly two channels; this media has %d (use multichannel)", sp.Channels())}
 		}
-		nc := int64(len(pcm.Channels))
+		nc := int64(sp.Channels())
 		t.AudioChannels = &nc
 	}
-	offset, err := trim(pcm, t.AudioStartFrom, t.AudioEndAt)
+	lo, hi, err := trimRange(sp.Frames(), sp.SampleRate, t.AudioStartFrom, t.AudioEndAt)
 	if err != nil {
 		return err
 	}
-	if silent(pcm) {
+	offset := lo * 1000 / int64(sp.SampleRate)
+	silent, err := silentSpool(sp, lo, hi)
+	if err != nil {
+		return err
+	}
+	if silent {
 		if err := noSpeech(t, "no speech detected: the audio is silent"); err != nil {
 			return err
 		}
@@ -78,38 +80,22 @@ func (s *Service) process(ctx context.Context, j *job) error {
 		opts.Prompt = *t.Prompt
 	}
 	// An engine that takes files gets the original file when nothing is
-	// cut from it: no re-encoding, and far fewer bytes to send.
+	// cut from it: no re-encoding, and far fewer bytes to send. Otherwise
+	// the spooled audio goes in pieces cut at pauses, several at once.
 	var first *Recognition
 	var words []Word
 	fr, isFile := rec.(FileRecognizer)
-	if isFile && !multi && t.AudioStartFrom == nil && t.AudioEndAt == nil && pcm.Format != "" && fr.AcceptsFile(pcm.Format) {
+	if isFile && !multi && t.AudioStartFrom == nil && t.AudioEndAt == nil && sp.Format != "" && fr.AcceptsFile(sp.Format) {
 		r, err := fr.RecognizeFile(ctx, path, opts)
 		if err != nil {
 			return err
 		}
 		first, words = r, r.Words
 	} else {
-		for ci, ch := range pcm.Channels {
-			r, err := rec.Recognize(ctx, ch, opts)
-			if err != nil {
-				return err
-			}
-			if first == nil || (first.Language == "" && r.Language != "") {
-				first = r
-			}
-			for _, w := range r.Words {
-				w.Start += offset
-				w.End += offset
-				if multi {
-					c := fmt.Sprint(ci + 1)
-					w.Channel = &c
-				}
-				words = append(words, w)
-			}
+		words, first, err = recognizePieces(ctx, rec, sp, lo, hi, multi, opts, s.cfg.PieceParallelism)
+		if err != nil {
+			return err
 		}
-	}
-	if multi {
-		sortWords(words)
 	}
 	if words == nil {
 		words = []Word{}
@@ -121,8 +107,8 @@ func (s *Service) process(ctx context.Context, j *job) error {
 	if err := applyLanguage(t, first, feat); err != nil {
 		return err
 	}
-	sj := &Job{Transcript: t, Audio: pcm, OffsetMS: offset, Recognizer: rec, Blobs: s.cfg.Blobs,
-		Logger: s.log.With("id", t.ID), Now: s.now}
+	sj := &Job{Transcript: t, OffsetMS: offset, Recognizer: rec, Blobs: s.cfg.Blobs,
+		Logger: s.log.With("id", t.ID), Now: s.now, spool: sp, from: lo, to: hi}
 	defer func() { j.st.Artifacts = sj.Artifacts }()
 	for _, st := range s.cfg.Stages {
 		if !st.Enabled(&t.TranscriptParams) {
@@ -162,51 +148,68 @@ func (s *Service) applyStage(ctx context.Context, st Stage, sj *Job) (err error)
 	return nil
 }
 
-func sortWords(ws []Word) {
-	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Start < ws[j].Start })
-}
-
-// trim cuts pcm to [start, end) milliseconds and returns the offset in ms.
-func trim(pcm *PCM, start, end *int64) (int64, error) {
-	n := int64(len(pcm.Channels[0]))
-	rate := int64(pcm.SampleRate)
-	lo, hi := int64(0), n
-	// Milliseconds to samples without overflow: anything past the media's
+// trimRange turns audio_start_from/audio_end_at (milliseconds) into the
+// frame range [lo, hi) of audio n frames long at rate.
+func trimRange(n int64, rate int, start, end *int64) (lo, hi int64, err error) {
+	r := int64(rate)
+	lo, hi = 0, n
+	// Milliseconds to frames without overflow: anything past the media's
 	// length saturates at n.
-	toSample := func(ms int64) int64 {
-		if ms >= n*1000/rate+1 {
+	toFrame := func(ms int64) int64 {
+		if ms >= n*1000/r+1 {
 			return n + 1
 		}
-		return ms * rate / 1000
+		return ms * r / 1000
 	}
 	if start != nil {
-		lo = toSample(*start)
+		lo = toFrame(*start)
 	}
 	if end != nil {
-		hi = min(toSample(*end), n)
+		hi = min(toFrame(*end), n)
 	}
 	if lo >= n {
-		return 0, &MediaError{Reason: fmt.Sprintf("audio_start_from %d ms is past the end of the media (%d ms)", *start, n*1000/rate)}
+		return 0, 0, &MediaError{Reason: fmt.Sprintf("audio_start_from %d ms is past the end of the media (%d ms)", *start, n*1000/r)}
 	}
 	if hi <= lo {
-		return 0, &MediaError{Reason: "audio_start_from..audio_end_at selects no audio"}
+		return 0, 0, &MediaError{Reason: "audio_start_from..audio_end_at selects no audio"}
 	}
-	for i := range pcm.Channels {
-		pcm.Channels[i] = pcm.Channels[i][lo:hi]
-	}
-	return lo * 1000 / rate, nil
+	return lo, hi, nil
 }
 
-// silent reports whether every channel's peak is below -60 dBFS.
-func silent(pcm *PCM) bool {
-	for _, c := range pcm.Channels {
-		for _, v := range c {
-			if v > 32 || v < -32 {
-				return false
-			}
+// decode decodes the media at path into a Spool in TempDir, refusing
+// audio longer than MaxMediaDuration in all (its length times the channels
+// transcribed separately) from the container's header when it says, and as
+// samples arrive otherwise.
+func (s *Service) decode(ctx context.Context, path string, rate int, multi bool) (*Spool, error) {
+	maxFrames := int64(s.cfg.MaxMediaDuration.Seconds() * float64(rate))
+	sp := newSpool(s.cfg.TempDir, func(channels int, frames int64) error {
+		if frames*int64(channels) <= maxFrames {
+			return nil
+		}
+		d := time.Duration(frames) * time.Second / time.Duration(rate)
+		if channels > 1 {
+			return &MediaError{Reason: fmt.Sprintf("the media is %s long with %d channels, %s of audio to transcribe; the limit is %s",
+				d.Round(time.Second), channels, (d * time.Duration(channels)).Round(time.Second), s.cfg.MaxMediaDuration)}
+		}
+		return &MediaError{Reason: fmt.Sprintf("the media is longer than the %s limit", s.cfg.MaxMediaDuration)}
+	})
+	var err error
+	if sd, ok := s.cfg.Decoder.(StreamDecoder); ok {
+		sp.Format, err = sd.DecodeTo(ctx, path, rate, multi, sp)
+		if err == nil {
+			err = sp.finish()
+		}
+	} else {
+		var pcm *PCM
+		if pcm, err = s.cfg.Decoder.Decode(ctx, path, rate, multi); err == nil {
+			err = spoolPCM(sp, pcm)
 		}
 	}
-	return true
+	if err != nil {
+		sp.Close()
+		return nil, err
+	}
+	return sp, nil
 }
 
 // localMedia makes the job's media available as a local file.

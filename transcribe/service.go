@@ -78,8 +78,16 @@ type Config struct {
 	RedactedAudioTTL time.Duration
 	// MaxUploadBytes caps uploads. Default DefaultMaxMediaBytes.
 	MaxUploadBytes int64
-	// MaxMediaDuration caps decoded media length. Default 10 hours.
+	// MaxMediaDuration caps the audio a job transcribes: the media's length
+	// times the channels transcribed separately (dual_channel,
+	// multichannel). Media beyond it is refused from its header when the
+	// format declares its length, before any decoding. Default 10 hours.
 	MaxMediaDuration time.Duration
+	// PieceParallelism is how many pieces of one long job are recognized
+	// at once (audio over 90 s is cut at pauses into pieces of at most
+	// 60 s; the engine's own pool bounds the work in flight across jobs).
+	// Default runtime.NumCPU().
+	PieceParallelism int
 	// TempDir holds downloaded media while it is processed. When set, the
 	// Service owns the directory: Start deletes the media files an earlier,
 	// crashed run left in it (so give each process its own). Default
@@ -175,6 +183,9 @@ func NewService(cfg Config) (*Service, error) {
 		cfg.Fetcher = &HTTPFetcher{
 			Client:   netguard.Client(netguard.Options{AllowPrivate: cfg.AllowPrivateURLs, Timeout: defaultFetchTimeout}),
 			MaxBytes: cfg.MaxUploadBytes,
+	if cfg.PieceParallelism <= 0 {
+		cfg.PieceParallelism = runtime.NumCPU()
+	}
 		}
 	}
 	if cfg.CheckURL == nil && !cfg.AllowPrivateURLs {

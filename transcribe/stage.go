@@ -17,7 +17,10 @@ type Job struct {
 	Transcript *Transcript
 	// Audio is the decoded media at the recognizer's sample rate, trimmed
 	// to audio_start_from/audio_end_at, with channels kept when dual_channel
-	// or multichannel was requested and mixed to mono otherwise.
+	// or multichannel was requested and mixed to mono otherwise. The
+	// Service leaves it nil and keeps the audio on disk; stages that need
+	// it whole call LoadAudio, which loads it once (tests may set Audio
+	// directly).
 	Audio *PCM
 	// OffsetMS is where Audio starts in the original media; word times are
 	// already in original-media milliseconds.
@@ -33,6 +36,28 @@ type Job struct {
 	Artifacts []Artifact
 	// Now is the clock for artifact times. Default time.Now.
 	Now func() time.Time
+
+	spool    *Spool
+	from, to int64
+}
+
+// LoadAudio returns Audio, loading it from the job's spooled audio the
+// first time. Memory then grows with the media's length (16 kHz mono is
+// 115 MB an hour), which is why only the stages that need the whole audio
+// (speaker labels, redacted audio) call it.
+func (j *Job) LoadAudio() (*PCM, error) {
+	if j.Audio != nil || j.spool == nil {
+		if j.Audio == nil {
+			return nil, errors.New("transcribe: the job has no audio")
+		}
+		return j.Audio, nil
+	}
+	p, err := j.spool.PCM(j.from, j.to)
+	if err != nil {
+		return nil, err
+	}
+	j.Audio = p
+	return p, nil
 }
 
 // Artifact is a file a stage stored for a transcript, such as its redacted

@@ -81,13 +81,14 @@ func (s *SpeakerStage) Apply(ctx context.Context, job *transcribe.Job) error {
 	if len(t.Words) == 0 {
 		return nil
 	}
-	if job.Audio == nil || len(job.Audio.Channels) == 0 {
-		return fmt.Errorf("diarize: speaker labels need the job's audio")
+	audio, err := job.LoadAudio()
+	if err != nil || len(audio.Channels) == 0 {
+		return fmt.Errorf("diarize: speaker labels need the job's audio: %v", err)
 	}
 	opts := OptionsFor(&t.TranscriptParams)
 	multi := transcribe.IsTrue(t.Multichannel) || transcribe.IsTrue(t.DualChannel)
-	if !multi || len(job.Audio.Channels) == 1 {
-		segs, err := s.diarizer().Diarize(ctx, job.Audio.Mono(), job.Audio.SampleRate, opts)
+	if !multi || len(audio.Channels) == 1 {
+		segs, err := s.diarizer().Diarize(ctx, audio.Mono(), audio.SampleRate, opts)
 		if err != nil {
 			return err
 		}
@@ -108,10 +109,10 @@ func (s *SpeakerStage) Apply(ctx context.Context, job *transcribe.Job) error {
 	}
 	for c, idx := range byChannel {
 		n, err := strconv.Atoi(c)
-		if err != nil || n < 1 || n > len(job.Audio.Channels) {
-			return fmt.Errorf("diarize: word channel %q does not name one of the %d audio channels", c, len(job.Audio.Channels))
+		if err != nil || n < 1 || n > len(audio.Channels) {
+			return fmt.Errorf("diarize: word channel %q does not name one of the %d audio channels", c, len(audio.Channels))
 		}
-		segs, err := s.diarizer().Diarize(ctx, job.Audio.Channels[n-1], job.Audio.SampleRate, opts)
+		segs, err := s.diarizer().Diarize(ctx, audio.Channels[n-1], audio.SampleRate, opts)
 		if err != nil {
 			return err
 		}

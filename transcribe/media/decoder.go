@@ -105,33 +105,69 @@ func mediaErr(format string, args ...any) error {
 // header yields the audio it holds, as media players do. Decode returns
 // ctx.Err() when ctx ends, and other errors for problems that are not the
 // media's fault (a missing path, a bad sampleRate).
-func (d *Decoder) Decode(ctx context.Context, path string, sampleRate int, keepChannels bool) (pcm *transcribe.PCM, err error) {
+func (d *Decoder) Decode(ctx context.Context, path string, sampleRate int, keepChannels bool) (*transcribe.PCM, error) {
+	var m memSink
+	format, err := d.DecodeTo(ctx, path, sampleRate, keepChannels, &m)
+	if err != nil {
+		return nil, err
+	}
+	return &transcribe.PCM{SampleRate: sampleRate, Channels: m.out, Format: format}, nil
+}
+
+// memSink collects decoded audio in memory (Decode).
+type memSink struct{ out [][]int16 }
+
+func (m *memSink) Start(channels, rate int, declared int64) error {
+	m.out = make([][]int16, channels)
+	return nil
+}
+
+func (m *memSink) Write(c int, x []int16) error {
+	m.out[c] = append(growInt16(m.out[c], len(x)), x...)
+	return nil
+}
+
+var _ transcribe.StreamDecoder = (*Decoder)(nil)
+
+// DecodeTo decodes like Decode but hands the audio to sink block by block
+// as it goes (transcribe.StreamDecoder), so memory does not grow with the
+// media's length; it returns the format found. Before the first sample the
+// sink learns the channel count, the rate and the length the container
+// declares (WAV and FLAC headers; 0 otherwise), so a sink can refuse media
+// that is too long before any decoding work.
+func (d *Decoder) DecodeTo(ctx context.Context, path string, sampleRate int, keepChannels bool, sink transcribe.Sink) (string, error) {
 	var format Format
-	defer func() {
-		if pcm != nil && format != FormatUnknown {
-			pcm.Format = string(format)
-		}
-	}()
+	err := d.decodeTo(ctx, path, sampleRate, keepChannels, sink, &format)
+	if err != nil {
+		return "", err
+	}
+	if format == FormatUnknown {
+		return "", nil
+	}
+	return string(format), nil
+}
+
+func (d *Decoder) decodeTo(ctx context.Context, path string, sampleRate int, keepChannels bool, sink transcribe.Sink, sniffed *Format) error {
 	if sampleRate < MinSampleRate || sampleRate > MaxSampleRate {
-		return nil, fmt.Errorf("media: Decode: sample rate %d is outside %d..%d", sampleRate, MinSampleRate, MaxSampleRate)
+		return fmt.Errorf("media: Decode: sample rate %d is outside %d..%d", sampleRate, MinSampleRate, MaxSampleRate)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("media: %w", err)
+		return fmt.Errorf("media: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("media: %w", err)
+		return fmt.Errorf("media: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("media: %s is not a regular file", path)
+		return fmt.Errorf("media: %s is not a regular file", path)
 	}
 	if st.Size() == 0 {
-		return nil, mediaErr("the media file is empty")
+		return mediaErr("the media file is empty")
 	}
 	tr := &eofTracker{r: f}
 	br := bufio.NewReaderSize(tr, 64<<10)
@@ -144,7 +180,7 @@ func (d *Decoder) Decode(ctx context.Context, path string, sampleRate int, keepC
 			break
 		}
 		if err := discard(br, int64(n)); err != nil {
-			return nil, mediaErr("the file holds only an ID3 tag and no audio")
+			return mediaErr("the file holds only an ID3 tag and no audio")
 		}
 		tagged += int64(n)
 	}
@@ -158,52 +194,56 @@ func (d *Decoder) Decode(ctx context.Context, path string, sampleRate int, keepC
 	}
 	head, _ := br.Peek(sniffLen)
 	if len(head) == 0 {
-		return nil, mediaErr("the file holds only an ID3 tag and no audio")
+		return mediaErr("the file holds only an ID3 tag and no audio")
 	}
-	format = Sniff(head)
+	format := Sniff(head)
+	*sniffed = format
 	if format == FormatUnknown {
 		if what := describeNonMedia(head); what != "" && tagged == 0 {
-			return nil, mediaErr("unsupported format: the file is %s, not audio or video", what)
+			return mediaErr("unsupported format: the file is %s, not audio or video", what)
 		}
 	}
 	if format.PureGo() {
-		pcm, perr := d.decodeGo(ctx, br, tr, format, sampleRate, keepChannels)
+		perr := d.decodeGo(ctx, br, tr, format, sampleRate, keepChannels, sink)
 		if perr == nil {
-			return pcm, nil
+			return nil
 		}
 		var need *needFFmpegError
 		var corrupt *corruptError
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
+		// ffmpeg starts over: its Start tells the sink to drop what the
+		// pure-Go decoder gave it.
 		retry := errors.As(perr, &need) || (errors.As(perr, &corrupt) && !d.cfg.DisableFallback)
 		if !retry {
-			return nil, toMediaError(perr)
+			return toMediaError(perr)
 		}
 		if _, err := d.ffmpegPath(); err != nil {
 			if need != nil {
-				return nil, d.ffmpegMissing(need.what)
+				return d.ffmpegMissing(need.what)
 			}
-			return nil, toMediaError(perr)
+			return toMediaError(perr)
 		}
-		pcm, ferr := d.decodeFFmpeg(ctx, path, sampleRate, keepChannels)
+		ferr := d.decodeFFmpeg(ctx, path, sampleRate, keepChannels, sink)
 		if ferr == nil {
-			return pcm, nil
+			return nil
 		}
 		var me *transcribe.MediaError
 		if need != nil || !errors.As(ferr, &me) {
-			return nil, ferr
+			return ferr
 		}
-		return nil, toMediaError(perr) // the pure-Go reason is more specific
+		return toMediaError(perr) // the pure-Go reason is more specific
 	}
 	if _, err := d.ffmpegPath(); err != nil {
 		if format == FormatUnknown {
-			return nil, d.ffmpegMissing("this file is not WAV, MP3, FLAC or Ogg Vorbis; other formats")
+			return d.ffmpegMissing("this file is not WAV, MP3, FLAC or Ogg Vorbis; other formats")
 		}
-		return nil, d.ffmpegMissing(formatName(format) + " media")
+		return d.ffmpegMissing(formatName(format) + " media")
 	}
-	return d.decodeFFmpeg(ctx, path, sampleRate, keepChannels)
+	return d.decodeFFmpeg(ctx, path, sampleRate, keepChannels, sink)
 }
+
 
 // toMediaError makes a decoding error a *transcribe.MediaError.
 func toMediaError(err error) error {
@@ -215,7 +255,7 @@ func toMediaError(err error) error {
 }
 
 // decodeGo decodes a pure-Go format from r.
-func (d *Decoder) decodeGo(ctx context.Context, r *bufio.Reader, tr *eofTracker, format Format, rate int, keep bool) (pcm *transcribe.PCM, err error) {
+func (d *Decoder) decodeGo(ctx context.Context, r *bufio.Reader, tr *eofTracker, format Format, rate int, keep bool, sink transcribe.Sink) (err error) {
 	var src source
 	err = protect(format, func() error {
 		var e error
@@ -236,13 +276,13 @@ func (d *Decoder) decodeGo(ctx context.Context, r *bufio.Reader, tr *eofTracker,
 		var corrupt *corruptError
 		switch {
 		case errors.As(err, &need), errors.As(err, &corrupt):
-			return nil, err
+			return err
 		case errors.Is(err, errTruncated):
-			return nil, mediaErr("the %s file is truncated: %v", formatName(format), err)
+			return mediaErr("the %s file is truncated: %v", formatName(format), err)
 		}
-		return nil, &corruptError{format, err}
+		return &corruptError{format, err}
 	}
-	return d.pump(ctx, format, src, tr, rate, keep)
+	return d.pump(ctx, format, src, tr, rate, keep, sink)
 }
 
 // eofTracker records whether its reader has reached the end of the file, so
@@ -272,42 +312,64 @@ func protect(format Format, f func() error) (err error) {
 	return f()
 }
 
-func (d *Decoder) decodeFFmpeg(ctx context.Context, path string, rate int, keep bool) (*transcribe.PCM, error) {
+func (d *Decoder) decodeFFmpeg(ctx context.Context, path string, rate int, keep bool, sink transcribe.Sink) error {
 	src, err := d.startFFmpeg(ctx, path, rate, !keep)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer src.close()
-	return d.pump(ctx, FormatUnknown, src, nil, rate, keep)
+	return d.pump(ctx, FormatUnknown, src, nil, rate, keep, sink)
 }
 
-// pump reads src to the end, mixing down and resampling into PCM.
-func (d *Decoder) pump(ctx context.Context, format Format, src source, tr *eofTracker, rate int, keep bool) (*transcribe.PCM, error) {
+// declarer is implemented by sources whose container declares their
+// length (in frames at their native rate).
+type declarer interface{ declared() int64 }
+
+// pump reads src to the end, mixing down and resampling, and writes the
+// result to sink block by block.
+func (d *Decoder) pump(ctx context.Context, format Format, src source, tr *eofTracker, rate int, keep bool, sink transcribe.Sink) error {
 	inRate, nc := src.format()
 	if inRate < MinSampleRate || inRate > MaxSampleRate {
-		return nil, mediaErr("the %s file has an unsupported sample rate of %d Hz", formatName(format), inRate)
+		return mediaErr("the %s file has an unsupported sample rate of %d Hz", formatName(format), inRate)
 	}
 	if nc < 1 {
-		return nil, mediaErr("the %s file has no channels", formatName(format))
+		return mediaErr("the %s file has no channels", formatName(format))
 	}
 	if keep && nc > d.maxChannels() {
-		return nil, mediaErr("the media has %d channels; at most %d are supported", nc, d.maxChannels())
+		return mediaErr("the media has %d channels; at most %d are supported", nc, d.maxChannels())
 	}
 	outCh := nc
 	if !keep {
 		outCh = 1
 	}
-	var rs []*Resampler // made at the first block: no cost for empty media
 	maxFrames := int64(d.maxDuration().Seconds() * float64(rate))
-	out := make([][]int16, outCh)
+	var declared int64
+	if dl, ok := src.(declarer); ok {
+		if n := dl.declared(); n > 0 {
+			declared = int64(float64(n) * float64(rate) / float64(inRate))
+		}
+	}
+	if declared > maxFrames {
+		return mediaErr("the media is longer than the %s limit (its header says %s)", d.maxDuration(), (time.Duration(declared) * time.Second / time.Duration(rate)).Round(time.Second))
+	}
+	if err := sink.Start(outCh, rate, declared); err != nil {
+		return err
+	}
+	var rs []*Resampler // made at the first block: no cost for empty media
+	var frames int64
 	var mix, tmp []float32
-	emit := func(c int, x []float32) {
-		out[c] = appendInt16(out[c], x)
+	var conv []int16
+	emit := func(c int, x []float32) error {
+		conv = appendInt16(conv[:0], x)
+		if c == 0 {
+			frames += int64(len(conv))
+		}
+		return sink.Write(c, conv)
 	}
 	for blocks := 0; ; blocks++ {
 		if blocks%64 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		var blk [][]float32
@@ -324,12 +386,12 @@ func (d *Decoder) pump(ctx context.Context, format Format, src source, tr *eofTr
 				break // a truncated file: keep what was decoded
 			}
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return ctx.Err()
 			}
-			return nil, err
+			return err
 		}
 		if len(blk) != nc {
-			return nil, &corruptError{format, fmt.Errorf("decoder returned %d channels, want %d", len(blk), nc)}
+			return &corruptError{format, fmt.Errorf("decoder returned %d channels, want %d", len(blk), nc)}
 		}
 		chans := blk
 		if !keep && nc > 1 {
@@ -353,7 +415,7 @@ func (d *Decoder) pump(ctx context.Context, format Format, src source, tr *eofTr
 			for c := range rs {
 				r, err := NewResampler(inRate, rate)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				rs[c] = r
 			}
@@ -361,26 +423,29 @@ func (d *Decoder) pump(ctx context.Context, format Format, src source, tr *eofTr
 		for c, x := range chans {
 			if rs != nil {
 				tmp = rs[c].Process(tmp[:0], x)
-				emit(c, tmp)
-			} else {
-				emit(c, x)
+				x = tmp
+			}
+			if err := emit(c, x); err != nil {
+				return err
 			}
 		}
-		if int64(len(out[0])) > maxFrames {
-			return nil, mediaErr("the media is longer than the %s limit", d.maxDuration())
+		if frames > maxFrames {
+			return mediaErr("the media is longer than the %s limit", d.maxDuration())
 		}
 	}
 	for c := range rs {
 		tmp = rs[c].Flush(tmp[:0])
-		emit(c, tmp)
+		if err := emit(c, tmp); err != nil {
+			return err
+		}
 	}
-	if int64(len(out[0])) > maxFrames {
-		return nil, mediaErr("the media is longer than the %s limit", d.maxDuration())
+	if frames > maxFrames {
+		return mediaErr("the media is longer than the %s limit", d.maxDuration())
 	}
-	if len(out[0]) == 0 {
-		return nil, mediaErr("the media contains no audio samples")
+	if frames == 0 {
+		return mediaErr("the media contains no audio samples")
 	}
-	return &transcribe.PCM{SampleRate: rate, Channels: out}, nil
+	return nil
 }
 
 // appendInt16 converts samples in [-1, 1] to 16 bits with rounding and

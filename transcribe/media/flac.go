@@ -33,6 +33,10 @@ func newFLACSource(r io.Reader) (*flacSource, error) {
 
 func (s *flacSource) format() (int, int) { return s.rate, s.channels }
 
+// declared returns the total samples per channel of the stream info (0
+// when the encoder did not know it).
+func (s *flacSource) declared() int64 { return int64(s.st.Info.NSamples) }
+
 func (s *flacSource) next() ([][]float32, error) {
 	f, err := s.st.ParseNext()
 	if err != nil {

@@ -268,11 +268,11 @@ func TestMP3GaplessMatchesFFmpeg(t *testing.T) {
 	testaudio.Need(t, "ffmpeg", "sox")
 	mp3 := testaudio.Convert(t, speech(t), "mp3", "-c:a", "libmp3lame", "-b:a", "64k")
 	goPCM := mustDecode(t, pureGo, mp3, 16000, false).Channels[0]
-	ff, err := (&Decoder{}).decodeFFmpeg(context.Background(), mp3, 16000, false)
-	if err != nil {
+	var ff memSink
+	if err := (&Decoder{}).decodeFFmpeg(context.Background(), mp3, 16000, false, &ff); err != nil {
 		t.Fatal(err)
 	}
-	ffPCM := ff.Channels[0]
+	ffPCM := ff.out[0]
 	if len(goPCM) != len(ffPCM) {
 		t.Errorf("go-mp3 gives %d samples, ffmpeg %d", len(goPCM), len(ffPCM))
 	}

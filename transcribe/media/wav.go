@@ -31,11 +31,21 @@ type wavSource struct {
 	tag      int
 	width    int   // bytes per sample
 	left     int64 // data bytes left; -1 = until EOF
+	size     int64 // the data chunk's declared size; -1 = unknown
 	raw      []byte
 	out      planar
 }
 
 const wavBlock = 4096 // frames per block
+
+// declared returns the frames the data chunk's header claims (0 when it
+// does not say). A truncated file holds fewer.
+func (s *wavSource) declared() int64 {
+	if s.size <= 0 || s.channels == 0 || s.width == 0 {
+		return 0
+	}
+	return s.size / int64(s.channels*s.width)
+}
 
 // maxWAVChannels bounds the channel count a header may claim.
 const maxWAVChannels = 1024
@@ -104,6 +114,7 @@ func newWAVSource(r io.Reader) (*wavSource, error) {
 				// back to fill in the size: read to the end.
 				s.left = -1
 			}
+			s.size = s.left
 			return s, nil
 		default:
 			if err := discard(br, size+size%2); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/earshot-dev/earshot/transcribe"
@@ -195,8 +194,9 @@ func (s RedactAudioStage) Apply(ctx context.Context, job *transcribe.Job) error 
 		return nil
 	}
 	t := job.Transcript
-	if job.Audio == nil || job.Blobs == nil {
-		return errors.New("pii: redact_pii_audio needs the job's audio and a blob store")
+	audio, err := job.LoadAudio()
+	if err != nil || job.Blobs == nil {
+		return fmt.Errorf("pii: redact_pii_audio needs the job's audio and a blob store: %v", err)
 	}
 	format := "mp3"
 	if t.RedactPIIAudioQuality != nil && *t.RedactPIIAudioQuality == "wav" {
@@ -207,7 +207,7 @@ func (s RedactAudioStage) Apply(ctx context.Context, job *transcribe.Job) error 
 	if audioOptions(t.RedactPIIAudioOptions).OverrideAudioRedactionMethod == "silence" {
 		tone.Silence = true
 	}
-	pcm, err := BeepRanges(job.Audio, job.OffsetMS, ranges, tone)
+	pcm, err := BeepRanges(audio, job.OffsetMS, ranges, tone)
 	if err != nil {
 		return err
 	}

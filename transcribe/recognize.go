@@ -1,0 +1,156 @@
+package transcribe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Long audio is recognized in pieces cut at pauses, several at once on the
+// engine's pooled decoders, and the words are stitched back with their
+// offsets: a long job uses every core, and memory stays bounded by the
+// pieces in flight rather than the media's length.
+const (
+	// pieceLen is the longest piece recognized in one call.
+	pieceLen = 60 * time.Second
+	// wholeBelow: audio no longer than this is recognized in one call, as
+	// before (a minute of speech gains nothing from being cut).
+	wholeBelow = 90 * time.Second
+)
+
+// piece is a stretch [from, to) of one channel of a spool.
+type piece struct {
+	ch       int
+	from, to int64
+}
+
+// cutPieces cuts channel ch's frames [lo, hi) into pieces of at most
+// maxLen, at pauses (SplitAtPauses over a window read from the spool at a
+// time, so memory does not grow with the audio).
+func cutPieces(sp *Spool, ch int, lo, hi int64, maxLen, whole time.Duration) ([]piece, error) {
+	rate := int64(sp.SampleRate)
+	if hi-lo <= int64(whole.Seconds()*float64(rate)) {
+		return []piece{{ch, lo, hi}}, nil
+	}
+	maxN := int64(maxLen.Seconds() * float64(rate))
+	var out []piece
+	buf := make([]int16, maxN+1)
+	for p := lo; p < hi; {
+		if hi-p <= maxN {
+			out = append(out, piece{ch, p, hi})
+			break
+		}
+		n, err := sp.Read(ch, p, buf)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		spans := SplitAtPauses(buf[:n], sp.SampleRate, maxLen)
+		cut := p + int64(spans[0].End)
+		if len(spans) < 2 || cut <= p {
+			cut = p + int64(n)
+		}
+		out = append(out, piece{ch, p, cut})
+		p = cut
+	}
+	return out, nil
+}
+
+// silentSpool reports whether every channel's peak over [lo, hi) is below
+// -60 dBFS, reading a second at a time.
+func silentSpool(sp *Spool, lo, hi int64) (bool, error) {
+	buf := make([]int16, sp.SampleRate)
+	for c := 0; c < sp.Channels(); c++ {
+		for p := lo; p < hi; {
+			want := buf[:min(int64(len(buf)), hi-p)]
+			n, err := sp.Read(c, p, want)
+			if err != nil && !errors.Is(err, io.EOF) {
+				return false, err
+			}
+			for _, v := range want[:n] {
+				if v > 32 || v < -32 {
+					return false, nil
+				}
+			}
+			if n == 0 {
+				break
+			}
+			p += int64(n)
+		}
+	}
+	return true, nil
+}
+
+// recognizePieces recognizes the channels of sp over [lo, hi), each cut
+// into pieces, at most parallel pieces at once. Word times are made
+// relative to the media (offset by where each piece starts), channel
+// labels are set when multi, and the words come back in time order. The
+// first recognition that names a language is returned beside them.
+func recognizePieces(ctx context.Context, rec Recognizer, sp *Spool, lo, hi int64, multi bool, opts RecognizeOptions, parallel int) ([]Word, *Recognition, error) {
+	maxLen := pieceLen
+	if m := rec.Features().MaxAudio; m > 0 && m < maxLen {
+		maxLen = m
+	}
+	whole := max(wholeBelow, maxLen)
+	if m := rec.Features().MaxAudio; m > 0 {
+		whole = maxLen
+	}
+	var pieces []piece
+	for c := 0; c < sp.Channels(); c++ {
+		ps, err := cutPieces(sp, c, lo, hi, maxLen, whole)
+		if err != nil {
+			return nil, nil, err
+		}
+		pieces = append(pieces, ps...)
+	}
+	results := make([]*Recognition, len(pieces))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(parallel, 1))
+	for i, p := range pieces {
+		g.Go(func() error {
+			samples, err := sp.Samples(p.ch, p.from, p.to)
+			if err != nil {
+				return err
+			}
+			r, err := rec.Recognize(gctx, samples, opts)
+			if err != nil {
+				return err
+			}
+			if r == nil {
+				return fmt.Errorf("transcribe: the engine returned no recognition")
+			}
+			results[i] = r
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	rate := int64(sp.SampleRate)
+	var words []Word
+	var first *Recognition
+	for i, r := range results {
+		p := pieces[i]
+		if first == nil || (first.Language == "" && r.Language != "") {
+			first = r
+		}
+		off := p.from * 1000 / rate
+		for _, w := range r.Words {
+			w.Start += off
+			w.End += off
+			if multi {
+				c := fmt.Sprint(p.ch + 1)
+				w.Channel = &c
+			}
+			words = append(words, w)
+		}
+	}
+	if multi {
+		sort.SliceStable(words, func(i, j int) bool { return words[i].Start < words[j].Start })
+	}
+	return words, first, nil
+}
