@@ -99,6 +99,13 @@ type Config struct {
 	Logger *slog.Logger
 	// WorkerID names this process in job leases. Default a random UUID.
 	WorkerID string
+	// OnJob, when set, receives an event when Submit queues a job, when a
+	// worker of this process claims one and when that claim ends (see
+	// JobEvent). It is called
+	// synchronously from the worker, so it must be quick and must not
+	// call back into the Service; metrics collectors are its intended
+	// use. Default: none.
+	OnJob func(JobEvent)
 }
 
 func (c *Config) validate() error {
@@ -176,6 +183,9 @@ func NewService(cfg Config) (*Service, error) {
 	def(&cfg.UploadSweepInterval, max(min(cfg.UploadTTL/4, 10*time.Minute), time.Millisecond))
 	def(&cfg.RedactedAudioTTL, 24*time.Hour)
 	def(&cfg.MaxMediaDuration, 10*time.Hour)
+	if cfg.PieceParallelism <= 0 {
+		cfg.PieceParallelism = runtime.NumCPU()
+	}
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = DefaultMaxMediaBytes
 	}
@@ -183,9 +193,6 @@ func NewService(cfg Config) (*Service, error) {
 		cfg.Fetcher = &HTTPFetcher{
 			Client:   netguard.Client(netguard.Options{AllowPrivate: cfg.AllowPrivateURLs, Timeout: defaultFetchTimeout}),
 			MaxBytes: cfg.MaxUploadBytes,
-	if cfg.PieceParallelism <= 0 {
-		cfg.PieceParallelism = runtime.NumCPU()
-	}
 		}
 	}
 	if cfg.CheckURL == nil && !cfg.AllowPrivateURLs {
@@ -269,4 +276,153 @@ func (s *Service) stopping() (context.Context, context.CancelFunc) {
 		}
 	}()
 	return ctx, cancel
+}
+
+// JobEventKind says which moment of a claim a JobEvent reports.
+type JobEventKind string
+
+// Job event kinds.
+const (
+	// JobSubmitted: Submit stored a new queued transcript (in this
+	// process; a worker of any process sharing the Store may claim it).
+	JobSubmitted JobEventKind = "submitted"
+	// JobClaimed: a worker of this process claimed the job (its record
+	// was read, so Engine is known unless the record is unreadable).
+	JobClaimed JobEventKind = "claimed"
+	// JobFinished: the claim ended; Outcome says how.
+	JobFinished JobEventKind = "finished"
+)
+
+// JobOutcome is how one claim of a job ended.
+type JobOutcome string
+
+// Job outcomes, one per claim (a job claimed three times reports three).
+const (
+	// JobCompleted: the transcript was stored completed.
+	JobCompleted JobOutcome = "completed"
+	// JobFailed: the transcript was stored in status error (bad media,
+	// an engine error, a second engine crash, an unreadable record).
+	JobFailed JobOutcome = "error"
+	// JobRetried: the speech engine crashed on the job; it was given
+	// back for its one retry.
+	JobRetried JobOutcome = "retried"
+	// JobInterrupted: a shutdown, an engine closed under the job, or a
+	// failure to store its outcome cut it off; it will be resumed.
+	JobInterrupted JobOutcome = "interrupted"
+	// JobLost: the job's lease was lost while it ran (the transcript was
+	// deleted, or another worker took it over); its result was dropped.
+	JobLost JobOutcome = "lost"
+)
+
+// JobOutcomes lists every JobOutcome.
+func JobOutcomes() []JobOutcome {
+	return []JobOutcome{JobCompleted, JobFailed, JobRetried, JobInterrupted, JobLost}
+}
+
+// JobEvent is what Config.OnJob receives. Durations are measured with
+// Config.Now.
+type JobEvent struct {
+	Kind JobEventKind
+	// ID is the transcript id.
+	ID string
+	// Engine is the name of the speech engine chosen for the job; "" when
+	// its record could not be read.
+	Engine string
+	// Claim counts the claims of the job, this one included (1 for the
+	// first).
+	Claim int
+	// Waited (JobClaimed): from the transcript's creation to this claim.
+	Waited time.Duration
+	// Outcome (JobFinished): how the claim ended.
+	Outcome JobOutcome
+	// Processing (JobFinished): from the claim to its outcome.
+	Processing time.Duration
+	// Turnaround (JobFinished, JobCompleted or JobFailed): from the
+	// transcript's creation to its completion, queueing and earlier
+	// claims included.
+	Turnaround time.Duration
+	// Audio (JobFinished): the length of the decoded media; zero when the
+	// job did not get as far as decoding it.
+	Audio time.Duration
+}
+
+// jobWatch reports one claim to Config.OnJob (a nil *jobWatch does
+// nothing): claimed once the record is read, finish when the claim ends
+// with the outcome set along the way.
+type jobWatch struct {
+	s       *Service
+	rec     *Record
+	at      time.Time
+	engine  string
+	outcome JobOutcome
+	t       *Transcript
+}
+
+func (s *Service) watchJob(rec *Record) *jobWatch {
+	if s.cfg.OnJob == nil {
+		return nil
+	}
+	return &jobWatch{s: s, rec: rec, at: s.now(), outcome: JobInterrupted}
+}
+
+func (w *jobWatch) claimed(j *job) {
+	if w == nil {
+		return
+	}
+	if j != nil {
+		w.engine, w.t = j.st.Engine, j.st.T
+	}
+	w.s.cfg.OnJob(JobEvent{Kind: JobClaimed, ID: w.rec.ID, Engine: w.engine, Claim: w.rec.Claims, Waited: w.at.Sub(w.rec.Created)})
+}
+
+func (w *jobWatch) set(o JobOutcome) {
+	if w != nil {
+		w.outcome = o
+	}
+}
+
+func (w *jobWatch) finish() {
+	if w == nil {
+		return
+	}
+	now := w.s.now()
+	e := JobEvent{Kind: JobFinished, ID: w.rec.ID, Engine: w.engine, Claim: w.rec.Claims, Outcome: w.outcome, Processing: now.Sub(w.at)}
+	if w.outcome == JobCompleted || w.outcome == JobFailed {
+		e.Turnaround = now.Sub(w.rec.Created)
+	}
+	if w.t != nil && w.t.AudioDuration != nil && *w.t.AudioDuration > 0 {
+		e.Audio = time.Duration(*w.t.AudioDuration * float64(time.Second))
+	}
+	w.s.cfg.OnJob(e)
+}
+
+// JobCounter is an optional extension of Store, found by type assertion,
+// for metrics: CountJobs returns how many records not deleted have
+// status, across every project and every process sharing the Store, with
+// one query that must stay cheap however many finished transcripts the
+// Store holds (count queued and processing records through an index of
+// the claimable ones). It is only called with StatusQueued or
+// StatusProcessing.
+type JobCounter interface {
+	CountJobs(ctx context.Context, status Status) (int, error)
+}
+
+// JobCounts returns how many transcripts are queued and processing in the
+// Store, across all projects and all processes sharing it: the queue
+// depth of the whole deployment, not of this process. (A count kept
+// from this process's own submits and claims would be wrong as soon as
+// another process submits or claims.) It needs a Store implementing
+// JobCounter; otherwise the error wraps errors.ErrUnsupported.
+func (s *Service) JobCounts(ctx context.Context) (queued, processing int, err error) {
+	jc, ok := s.cfg.Store.(JobCounter)
+	if !ok {
+		return 0, 0, fmt.Errorf("transcribe: the Store (%T) does not count jobs: %w", s.cfg.Store, errors.ErrUnsupported)
+	}
+	if queued, err = jc.CountJobs(ctx, StatusQueued); err != nil {
+		return 0, 0, fmt.Errorf("transcribe: counting queued jobs: %w", err)
+	}
+	if processing, err = jc.CountJobs(ctx, StatusProcessing); err != nil {
+		return 0, 0, fmt.Errorf("transcribe: counting processing jobs: %w", err)
+	}
+	return queued, processing, nil
 }

@@ -89,7 +89,12 @@ func (s *Service) Submit(ctx context.Context, projectID string, req SubmitReques
 		}
 		return nil, fmt.Errorf("transcribe: creating transcript: %w", err)
 	}
-	s.log.Info("transcript queued", "id", t.ID, "project", projectID)
+	// InfoContext: a logging handler may add what ctx carries (the
+	// request id of the HTTP request that submitted the job).
+	s.log.InfoContext(ctx, "transcript queued", "id", t.ID, "project", projectID, "engine", eng.Name)
+	if s.cfg.OnJob != nil {
+		s.cfg.OnJob(JobEvent{Kind: JobSubmitted, ID: t.ID, Engine: eng.Name})
+	}
 	s.signal()
 	return t.Public(), nil
 }

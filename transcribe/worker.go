@@ -61,18 +61,25 @@ func (s *Service) runJob(ctx context.Context, owner string, rec *Record) bool {
 		log.Error("the store handed out a job that is not processing under this worker", "status", rec.Status, "owner", rec.LeaseOwner)
 		return true
 	}
+	w := s.watchJob(rec)
+	defer w.finish()
 	if rec.Claims == 1 && transitionHook != nil {
 		transitionHook(StatusQueued, StatusProcessing)
 	}
 	j, err := s.unseal(rec)
 	if err != nil {
 		log.Error("unsealing job", "err", err)
+		w.claimed(nil)
+		w.set(JobFailed)
 		s.fail(ctx, owner, rec)
 		return true
 	}
 	t := j.st.T
+	w.claimed(j)
 	if interrupted := rec.Claims - 1 - rec.Failures; interrupted >= maxInterruptions {
-		s.finish(ctx, owner, j, &MediaError{Reason: fmt.Sprintf("processing was interrupted %d times; giving up", interrupted)})
+		if s.finish(ctx, owner, j, &MediaError{Reason: fmt.Sprintf("processing was interrupted %d times; giving up", interrupted)}) {
+			w.set(JobFailed)
+		}
 		return true
 	}
 	jobCtx, cancel := context.WithCancelCause(ctx)
@@ -83,6 +90,7 @@ func (s *Service) runJob(ctx context.Context, owner string, rec *Record) bool {
 	perr := s.processSafely(jobCtx, j)
 	if cause := context.Cause(jobCtx); errors.Is(cause, ErrLeaseLost) {
 		log.Warn("job lost its lease (deleted or taken over); result discarded")
+		w.set(JobLost)
 		s.dropArtifacts(context.WithoutCancel(ctx), t.ID, j.st.Artifacts)
 		return true
 	}
@@ -98,6 +106,7 @@ func (s *Service) runJob(ctx context.Context, owner string, rec *Record) bool {
 		rec.Failures++
 		if rec.Failures < maxEngineCrashes {
 			log.Warn("the speech engine crashed on this job; retrying once", "err", perr)
+			w.set(JobRetried)
 			s.dropArtifacts(context.WithoutCancel(ctx), t.ID, j.st.Artifacts)
 			s.release(context.WithoutCancel(ctx), owner, rec)
 			return true
@@ -105,6 +114,10 @@ func (s *Service) runJob(ctx context.Context, owner string, rec *Record) bool {
 		perr = &MediaError{Reason: fmt.Sprintf("the speech engine crashed %d times while processing this audio; the transcript will not be retried", rec.Failures)}
 	}
 	if s.finish(ctx, owner, j, perr) {
+		w.set(JobFailed)
+		if t.Status == StatusCompleted {
+			w.set(JobCompleted)
+		}
 		log.Info("finished", "status", t.Status, "elapsed", s.now().Sub(start).Round(time.Millisecond))
 	}
 	return true
