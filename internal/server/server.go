@@ -34,6 +34,7 @@ import (
 	"github.com/earshot-dev/earshot/storage/localfs"
 	"github.com/earshot-dev/earshot/storage/sqlite"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/analysis/llm"
 	"github.com/earshot-dev/earshot/transcribe/media"
 	"github.com/earshot-dev/earshot/transcribe/pipeline"
 	"github.com/earshot-dev/earshot/transcribe/textfmt"
@@ -173,9 +174,18 @@ func Run(ctx context.Context, cfg *Config) error {
 	if err != nil {
 		return err
 	}
+	popts := pipeline.Options{TempDir: tmp}
+	if cfg.LLMURL != "" {
+		gen, err := llm.New(llm.Config{BaseURL: cfg.LLMURL, Model: cfg.LLMModel, APIKey: cfg.LLMKey})
+		if err != nil {
+			return fmt.Errorf("EARSHOT_LLM_URL: %w", err)
+		}
+		popts.Summaries.Generator = gen
+		log.Info("summaries and chapter titles use a language model; transcript text (already redacted) is sent to it", "url", cfg.LLMURL, "model", cfg.LLMModel)
+	}
 	svc, err := transcribe.NewService(transcribe.Config{
 		Store: store, Blobs: blobs, Engines: engines, Decoder: dec, Key: key, Notifier: hooks,
-		Stages:           pipeline.Default(pipeline.Options{TempDir: tmp}),
+		Stages:           pipeline.Default(popts),
 		AllowPrivateURLs: cfg.AllowPrivate,
 		Workers:          cfg.Workers,
 		Lease:            cfg.JobLease,
