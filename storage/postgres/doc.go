@@ -43,9 +43,16 @@
 // done. A failed migration rolls back whole; nothing is left half-applied
 // (no "dirty" state to repair by hand). A schema whose version is newer
 // than SchemaVersion is refused, so an old build never writes a layout it
-// does not know. Open looks the schema up before creating it because
-// CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege on the database
-// even when the schema exists.
+// does not know.
+//
+// Privileges: the first Open of a schema needs the CREATE privilege on
+// the database (or an existing, empty schema the role owns). Later Opens
+// of an up-to-date schema need only USAGE on the schema, SELECT, INSERT,
+// UPDATE and DELETE on its tables and USAGE on its sequence, so servers can
+// run as a role that cannot change the layout while an administrator's
+// role migrates. (Open looks the schema and schema_migrations up before
+// creating them, because CREATE ... IF NOT EXISTS checks the CREATE
+// privilege even when the object exists.)
 //
 // # Storage
 //

@@ -182,11 +182,20 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 	if _, err := tx.Exec(ctx, `SET LOCAL search_path TO `+ident); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    integer     PRIMARY KEY,
-		applied_at timestamptz NOT NULL DEFAULT now()
-	)`); err != nil {
-		return fmt.Errorf("creating schema_migrations: %w", err)
+	// Look before creating here too: CREATE TABLE IF NOT EXISTS needs the
+	// CREATE privilege on the schema even when the table exists, and a
+	// role with only USAGE and row privileges may open a migrated schema.
+	var tracked bool
+	if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, ident+".schema_migrations").Scan(&tracked); err != nil {
+		return fmt.Errorf("looking up schema_migrations: %w", err)
+	}
+	if !tracked {
+		if _, err := tx.Exec(ctx, `CREATE TABLE schema_migrations (
+			version    integer     PRIMARY KEY,
+			applied_at timestamptz NOT NULL DEFAULT now()
+		)`); err != nil {
+			return fmt.Errorf("creating schema_migrations: %w", err)
+		}
 	}
 	var version int
 	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&version); err != nil {

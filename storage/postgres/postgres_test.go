@@ -174,7 +174,7 @@ func TestMigrations(t *testing.T) {
 		}
 	})
 
-	t.Run("existing schema without CREATE on the database", func(t *testing.T) {
+	t.Run("roles without CREATE", func(t *testing.T) {
 		// A role that may use a schema made for it, but not create schemas.
 		role := fmt.Sprintf("earshot_limited_%d", time.Now().UnixNano()%1e9) // roles are cluster-wide
 		var db string
@@ -200,6 +200,26 @@ func TestMigrations(t *testing.T) {
 		if _, err := Open(ctx, Config{URL: limitedURL, Schema: "elsewhere"}); err == nil ||
 			!strings.Contains(err.Error(), "creating schema elsewhere") || !strings.Contains(err.Error(), "permission denied") {
 			t.Errorf("Open of a new schema without CREATE: %v; want permission denied creating it", err)
+		}
+
+		// A role with row privileges only (no CREATE anywhere) opens a
+		// schema an administrator migrated, and works in it.
+		openTest(t, url, "managed").Close()
+		dml := role + "_dml"
+		if _, err := conn.Exec(ctx, fmt.Sprintf(`CREATE ROLE %[1]s LOGIN PASSWORD '%[2]s'; GRANT USAGE ON SCHEMA managed TO %[1]s;
+			GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA managed TO %[1]s;
+			GRANT USAGE ON ALL SEQUENCES IN SCHEMA managed TO %[1]s`, dml, pw)); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			conn.Exec(context.Background(), `DROP SCHEMA managed CASCADE`)
+			conn.Exec(context.Background(), `DROP ROLE `+dml)
+		})
+		dmlURL := fmt.Sprintf("postgres://%s:%s@%s:%d/%s?sslmode=disable", dml, pw, cfg.Host, cfg.Port, db)
+		m := openTest(t, dmlURL, "managed")
+		mustCreate(t, m, queued("y", "p", 0))
+		if r, err := m.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: t0, Lease: time.Minute}); err != nil || r.ID != "y" {
+			t.Errorf("ClaimJob as the row-privileged role: %+v, %v", r, err)
 		}
 	})
 }
