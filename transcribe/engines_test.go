@@ -2,7 +2,9 @@ package transcribe_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -183,4 +185,26 @@ func deref(s *string) string {
 		return "<nil>"
 	}
 	return *s
+}
+
+// TestAudioDurationWholeSeconds: audio_duration is an integer number of
+// seconds on the wire (rounded to nearest, at least 1), as the real API
+// sends it.
+func TestAudioDurationWholeSeconds(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		secs float64
+		want float64
+	}{{2.4, 2}, {2.6, 3}, {0.3, 1}} {
+		tr, _ := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", media(1, c.secs))})
+		done := e.wait(t, "p", tr.ID)
+		if done.AudioDuration == nil || *done.AudioDuration != c.want {
+			t.Errorf("%.1f s: audio_duration %v, want %v", c.secs, done.AudioDuration, c.want)
+		}
+		b, _ := json.Marshal(done)
+		if !strings.Contains(string(b), fmt.Sprintf(`"audio_duration":%d,`, int(c.want))) {
+			t.Errorf("%.1f s: not an integer on the wire", c.secs)
+		}
+	}
 }

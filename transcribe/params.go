@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // TranscriptParams are the parameters of POST /v2/transcript. Pointer fields
@@ -125,6 +126,19 @@ func IsTrue(b *bool) bool { return isTrue(b) }
 
 func wordCount(s string) int { return len(strings.Fields(s)) }
 
+// badRune finds a rune that must not reach transcript text: invalid
+// UTF-8, control characters (NUL included), and the invisible formatting
+// characters that reorder or hide text (bidirectional overrides and
+// isolates, zero-width marks; Unicode category Cf).
+func badRune(s string) (rune, bool) {
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
 func checkEnum[T ~string](field string, v *T, allowed []T) error {
 	if v != nil && !slices.Contains(allowed, *v) {
 		names := make([]string, len(allowed))
@@ -217,7 +231,9 @@ func (p *TranscriptParams) validateOptions() error {
 	}
 
 	// Content safety.
-	if c := p.ContentSafetyConfidence; c != nil && (*c < MinContentSafetyConf || *c > MaxContentSafetyConf) {
+	// The spec: content_safety_confidence is ignored unless content_safety
+	// is enabled (Normalize drops it then).
+	if c := p.ContentSafetyConfidence; c != nil && isTrue(p.ContentSafety) && (*c < MinContentSafetyConf || *c > MaxContentSafetyConf) {
 		return paramErr("content_safety_confidence", "must be between %d and %d, got %d", MinContentSafetyConf, MaxContentSafetyConf, *c)
 	}
 
@@ -241,6 +257,14 @@ func (p *TranscriptParams) validateOptions() error {
 		}
 		if wordCount(cs.To) != 1 {
 			return paramErr(f+".to", "must be a single word, got %q", cs.To)
+		}
+		if r, bad := badRune(cs.To); bad {
+			return paramErr(f+".to", "must be a printable word; it contains %U", r)
+		}
+		for _, from := range cs.From {
+			if r, bad := badRune(from); bad {
+				return paramErr(f+".from", "must be printable text; a phrase contains %U", r)
+			}
 		}
 	}
 	if err := checkTerms("word_boost", p.WordBoost, MaxWordBoostTerms); err != nil {
@@ -500,6 +524,9 @@ func (p *TranscriptParams) Normalize() {
 	}
 	if p.Topics == nil {
 		p.Topics = []string{}
+	}
+	if !isTrue(p.ContentSafety) {
+		p.ContentSafetyConfidence = nil
 	}
 	if isTrue(p.ContentSafety) && p.ContentSafetyConfidence == nil {
 		v := int64(DefaultContentSafetyConf)

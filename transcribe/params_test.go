@@ -33,7 +33,8 @@ func TestValidate(t *testing.T) {
 		{"chapters model", `{"auto_chapters":true,"speech_model":"nano"}`, "auto_chapters"},
 		{"chapters ok", `{"auto_chapters":true}`, ""},
 		{"safety conf low", `{"content_safety":true,"content_safety_confidence":24}`, "content_safety_confidence"},
-		{"safety conf high", `{"content_safety_confidence":101}`, "content_safety_confidence"},
+		{"safety conf high", `{"content_safety":true,"content_safety_confidence":101}`, "content_safety_confidence"},
+		{"safety conf ignored when off", `{"content_safety_confidence":101}`, ""},
 		{"safety conf ok", `{"content_safety":true,"content_safety_confidence":25}`, ""},
 		{"spelling from words", `{"custom_spelling":[{"from":["a b c d e f"],"to":"x"}]}`, "custom_spelling[0].from"},
 		{"spelling empty from", `{"custom_spelling":[{"from":[],"to":"x"}]}`, "custom_spelling[0].from"},
@@ -236,5 +237,44 @@ func TestCipher(t *testing.T) {
 	}
 	if _, err := NewCipher([]byte("short")); err == nil {
 		t.Fatal("short key accepted")
+	}
+}
+
+// TestCustomSpellingRefusesInvisibleAndControl: custom_spelling.to is a
+// single printable word; NUL, control and bidi-override characters would
+// otherwise reach the text and the captions.
+func TestCustomSpellingRefusesInvisibleAndControl(t *testing.T) {
+	for _, to := range []string{"Ear\x00shot", "a\x1bb", "evil\u202Egnp", "zero\u200Bwidth", "bad\xffutf8", "tab\tbed"} {
+		p := TranscriptParams{AudioURL: "https://x/a.wav", CustomSpelling: []CustomSpelling{{From: []string{"earshot"}, To: to}}}
+		var pe *ParamError
+		if err := p.Validate(); !errors.As(err, &pe) || pe.Field != "custom_spelling[0].to" {
+			t.Errorf("to %q: %v", to, err)
+		}
+	}
+	p := TranscriptParams{AudioURL: "https://x/a.wav", CustomSpelling: []CustomSpelling{{From: []string{"ear\u202Eshot"}, To: "Earshot"}}}
+	if err := p.Validate(); err == nil {
+		t.Error("a bidi override in custom_spelling.from was accepted")
+	}
+	ok := TranscriptParams{AudioURL: "https://x/a.wav", CustomSpelling: []CustomSpelling{{From: []string{"gastro"}, To: "Gastroenterología"}}}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("a printable accented word was refused: %v", err)
+	}
+}
+
+// TestContentSafetyConfidenceIgnoredWhenOff: out of range is refused only
+// when content_safety is on; otherwise it is ignored (and not echoed).
+func TestContentSafetyConfidenceIgnoredWhenOff(t *testing.T) {
+	off := TranscriptParams{AudioURL: "https://x/a.wav", ContentSafetyConfidence: Int64(5)}
+	if err := off.Validate(); err != nil {
+		t.Fatalf("content_safety off: %v", err)
+	}
+	off.Normalize()
+	if off.ContentSafetyConfidence != nil {
+		t.Errorf("ignored confidence kept: %d", *off.ContentSafetyConfidence)
+	}
+	on := TranscriptParams{AudioURL: "https://x/a.wav", ContentSafety: Bool(true), ContentSafetyConfidence: Int64(5)}
+	var pe *ParamError
+	if err := on.Validate(); !errors.As(err, &pe) || pe.Field != "content_safety_confidence" {
+		t.Errorf("content_safety on: %v", err)
 	}
 }

@@ -40,7 +40,10 @@ func (s *Service) process(ctx context.Context, j *job) error {
 	if full == 0 {
 		return &MediaError{Reason: "the media contains no audio"}
 	}
-	dur := math.Round(full.Seconds()*1000) / 1000
+	// audio_duration is whole seconds, as the real API sends it (typed
+	// SDKs generated from its OpenAPI document expect an integer): the
+	// media's length rounded to the nearest second, at least 1.
+	dur := max(math.Round(full.Seconds()), 1)
 	t.AudioDuration = &dur
 	if multi {
 		if sp.Channels() < 2 {
