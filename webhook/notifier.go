@@ -89,6 +89,33 @@ type Config struct {
 	// Logger receives delivery outcomes and errors. Header values and URL
 	// query strings are never logged. Default slog.Default().
 	Logger *slog.Logger
+	// OnAttempt, when set, receives every attempt whose outcome was
+	// decided (an attempt cut off by a shutdown is not one: it is made
+	// again), and a stored delivery that cannot be read (dropped as
+	// Fail). It is called synchronously from the dispatcher, so it must be
+	// quick; metrics collectors are its intended use. Default: none.
+	OnAttempt func(AttemptEvent)
+}
+
+// AttemptEvent describes one delivery attempt, for Config.OnAttempt.
+type AttemptEvent struct {
+	// Delivery and TranscriptID identify the delivery.
+	Delivery     string
+	TranscriptID string
+	// Event is the notification's event; "" for an unreadable delivery.
+	Event transcribe.Event
+	// Attempt counts the attempts of the delivery, this one included (1
+	// for the first).
+	Attempt int
+	// Outcome is what happens to the delivery: Delivered; Retry when
+	// another attempt is scheduled; Fail when it is permanently failed
+	// (not retried, or its retries are used up).
+	Outcome Outcome
+	// Code is the HTTP status the receiver answered; 0 when the URL could
+	// not be reached.
+	Code int
+	// Duration is how long the request took, measured with Config.Now.
+	Duration time.Duration
 }
 
 func (c *Config) validate() error {
@@ -480,12 +507,15 @@ func (n *Notifier) attempt(ctx context.Context, d *Delivery) {
 	}
 	if err != nil {
 		log.Error("webhook: cannot read stored delivery; dropping it", "err", err)
+		n.observe(AttemptEvent{Delivery: d.ID, TranscriptID: d.TranscriptID, Attempt: d.Attempts, Outcome: Fail})
 		n.finish(ctx, log, d, true)
 		return
 	}
 	log = log.With("url", redact(string(p.URL)), "event", p.Event)
 
+	sent := n.now()
 	resp, outcome, err := n.send(ctx, &p)
+	took := n.now().Sub(sent)
 	// The bookkeeping gets a context of its own, started after the attempt:
 	// an attempt that used its whole timeout (a slow receiver) must not
 	// leave the outcome unstored, or the delivery would be sent again and
@@ -507,6 +537,7 @@ func (n *Notifier) attempt(ctx context.Context, d *Delivery) {
 		return
 	}
 	d.Attempts++
+	ev := AttemptEvent{Delivery: d.ID, TranscriptID: d.TranscriptID, Event: p.Event, Attempt: d.Attempts, Outcome: Fail, Code: code, Duration: took}
 	if code != 0 && p.Event == transcribe.EventTranscript && n.cfg.OnStatus != nil && d.TranscriptID != "" {
 		if serr := n.cfg.OnStatus(bg, d.TranscriptID, code); serr != nil {
 			log.Warn("webhook: recording webhook_status_code", "code", code, "err", serr)
@@ -515,6 +546,8 @@ func (n *Notifier) attempt(ctx context.Context, d *Delivery) {
 	switch {
 	case outcome == Delivered:
 		log.Info("webhook: delivered", "code", code, "attempt", d.Attempts)
+		ev.Outcome = Delivered
+		n.observe(ev)
 		n.finish(bg, log, d, true)
 	case outcome == Retry && d.Attempts <= n.policy.MaxRetries:
 		wait := n.policy.Backoff(d.Attempts, resp)
@@ -523,6 +556,8 @@ func (n *Notifier) attempt(ctx context.Context, d *Delivery) {
 		}
 		d.NextAttempt = n.now().Add(wait)
 		log.Info("webhook: attempt failed; will retry", "code", code, "attempt", d.Attempts, "retry_in", wait)
+		ev.Outcome = Retry
+		n.observe(ev)
 		n.finish(bg, log, d, false)
 	default:
 		reason := fmt.Sprintf("HTTP %d", code)
@@ -534,7 +569,15 @@ func (n *Notifier) attempt(ctx context.Context, d *Delivery) {
 		} else {
 			log.Warn("webhook: permanently failed", "attempts", d.Attempts, "reason", reason)
 		}
+		n.observe(ev)
 		n.finish(bg, log, d, true)
+	}
+}
+
+// observe passes e to Config.OnAttempt, if set.
+func (n *Notifier) observe(e AttemptEvent) {
+	if n.cfg.OnAttempt != nil {
+		n.cfg.OnAttempt(e)
 	}
 }
 
