@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -198,7 +199,18 @@ func TestTranscribeParams(t *testing.T) {
 				t.Errorf("the SDK carries the request: %v, want %v", ok, tc.sdk)
 			}
 
-			r := tt.mustRun(append([]string{"transcribe", wav, "--no-wait", "-q"}, tc.flags...)...)
+			src := wav
+			tt := *tt
+			if !tc.sdk {
+				// Standard input as the file.
+				f, err := os.Open(wav)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				tt.stdin, tt.t, src = f, t, "-"
+			}
+			r := tt.mustRun(append([]string{"transcribe", src, "--no-wait", "-q"}, tc.flags...)...)
 			id := strings.TrimSpace(r.stdout)
 			js := tt.mustRun("get", id, "--format", "json")
 			var tr map[string]any
@@ -213,6 +225,34 @@ func TestTranscribeParams(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTranscribeURL gives the server a URL to fetch (the shared server
+// allows loopback URLs) and prints the transcript as JSON.
+func TestTranscribeURL(t *testing.T) {
+	t.Parallel()
+	wav := testaudio.Speech(t, "slt", foxText)
+	media := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFile(w, r, wav)
+	}))
+	defer media.Close()
+	u := media.URL + "/talk.wav"
+	r := remote(t).mustRun("transcribe", u, "--format", "json", "-q")
+	var tr struct {
+		AudioURL string `json:"audio_url"`
+		Text     string `json:"text"`
+		Status   string `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &tr); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	if tr.AudioURL != u || tr.Status != "completed" || r.stderr != "" {
+		t.Errorf("audio_url %q, status %q, stderr %q", tr.AudioURL, tr.Status, r.stderr)
+	}
+	wantWords(t, foxText, tr.Text)
+	if !strings.HasPrefix(r.stdout, "{\n  \"") {
+		t.Errorf("JSON is not indented: %.40q", r.stdout)
 	}
 }
 
@@ -267,9 +307,9 @@ func TestListGetDelete(t *testing.T) {
 	if page.Transcripts[0].ID == newest {
 		t.Errorf("list --before %s lists it", newest)
 	}
-	r = tt.mustRun("list", "--status", "completed", "--limit", "200")
-	if !strings.Contains(r.stdout, newest+"  completed") {
-		t.Errorf("list --status completed lacks %s:\n%s", newest, r.stdout)
+	r = tt.mustRun("list", "--status", "completed", "--limit", "200", "-q")
+	if !strings.Contains(r.stdout, newest+"  completed") || r.stderr != "" {
+		t.Errorf("list --status completed -q lacks %s:\n%s\nstderr: %q", newest, r.stdout, r.stderr)
 	}
 
 	// delete, then get shows the deleted transcript; unknown ids are 4.
@@ -472,11 +512,11 @@ func TestInProcess(t *testing.T) {
 	if !strings.Contains(r.stdout, id) {
 		t.Errorf("list in-process lacks %s:\n%s", id, r.stdout)
 	}
-	r = tt.mustRun("get", id, "--format", "srt")
-	if !strings.HasPrefix(r.stdout, "1\n") {
-		t.Errorf("get --format srt in-process: %q", r.stdout)
-	}
+	// stream in-process.
+	r = tt.mustRun("stream", wav, "--speed", "4")
+	wantWords(t, callText, r.stdout)
 	wantError(t, tt.run("list", "--key", "k"), exitUsage, "--key needs --url")
+	wantError(t, tt.run("transcribe", wav, "--no-wait"), exitUsage, "--no-wait needs a server that keeps running")
 
 	// A running server holds the directory.
 	cfg, err := server.ParseConfig([]string{"-addr", "127.0.0.1:0", "-data", data, "-api-keys", testKey + ":x", "-log-level", "error"})

@@ -81,10 +81,7 @@ func sdkErr(err error) error {
 // connect returns a client for the server the options and environment
 // name, starting one in-process when they name none.
 func (c *cli) connect(ctx context.Context, o *connOptions, prog *progress) (*client, error) {
-	base := o.url
-	if base == "" {
-		base = c.getenv("EARSHOT_URL")
-	}
+	base := c.serverURL(o)
 	key := o.key
 	if key == "" {
 		key = c.getenv("EARSHOT_KEY")
@@ -126,6 +123,15 @@ func (c *cli) connect(ctx context.Context, o *connOptions, prog *progress) (*cli
 		aai.WithUserAgent("earshot-cli/"+version()+" AssemblyAI/1.0 (sdk=Go/1.10.0)"),
 	)
 	return cl, nil
+}
+
+// serverURL is the server the options and environment name; "" means
+// in-process.
+func (c *cli) serverURL(o *connOptions) string {
+	if o.url != "" {
+		return o.url
+	}
+	return c.getenv("EARSHOT_URL")
 }
 
 // defaultDataDir is where the in-process server keeps its data.

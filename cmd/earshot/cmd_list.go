@@ -29,6 +29,8 @@ func listCommand() *command {
 			after := fs.String("after", "", "only transcripts created after transcript `ID`")
 			createdOn := fs.String("created-on", "", "only transcripts created on `DATE` (YYYY-MM-DD)")
 			format := fs.String("format", "table", "output `FORMAT`: table or json (the server's page, as is)")
+			quiet := fs.Bool("quiet", false, "no hints on stderr (the next page's command, an empty list)")
+			fs.BoolVar(quiet, "q", false, "the same as --quiet")
 			return func(ctx context.Context, args []string) error {
 				if len(args) != 0 {
 					return usageErrorf("list takes no arguments, got %q (earshot help list)", args)
@@ -108,6 +110,9 @@ func listCommand() *command {
 				}
 				if err := tw.Flush(); err != nil {
 					return err
+				}
+				if *quiet {
+					return nil
 				}
 				if len(page.Transcripts) == 0 {
 					fmt.Fprintln(c.stderr, "earshot: no transcripts")

@@ -85,6 +85,9 @@ func (c *cli) transcribe(ctx context.Context, src string, conn *connOptions, par
 		}
 	}
 
+	if noWait && c.serverURL(conn) == "" {
+		return usageErrorf("--no-wait needs a server that keeps running (--url or EARSHOT_URL): the in-process server stops when this command ends")
+	}
 	prog := c.progress(quiet)
 	cl, err := c.connect(ctx, conn, prog)
 	if err != nil {
@@ -119,6 +122,10 @@ func (c *cli) transcribe(ctx context.Context, src string, conn *connOptions, par
 		return err
 	}
 	tr, err = c.wait(ctx, cl, tr, prog)
+	if errors.Is(err, context.Canceled) && cl.inproc == nil {
+		return &cliError{code: exitInterrupted, err: err,
+			msg: fmt.Sprintf("interrupted; the server goes on with transcript %s (earshot get --wait %s)", id, id)}
+	}
 	if err != nil {
 		return err
 	}
