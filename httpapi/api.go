@@ -331,13 +331,17 @@ func (a *API) submit(w http.ResponseWriter, r *http.Request, project string) {
 	writeJSON(w, http.StatusOK, t)
 }
 
+// get serves the transcript as rendered when it last changed
+// (Service.GetJSON): no decoding or encoding per request.
 func (a *API) get(w http.ResponseWriter, r *http.Request, project string) {
-	t, err := a.svc.Get(r.Context(), project, r.PathValue("id"))
+	b, err := a.svc.GetJSON(r.Context(), project, r.PathValue("id"))
 	if err != nil {
 		a.writeErr(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, t)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
 }
 
 func (a *API) delete(w http.ResponseWriter, r *http.Request, project string) {

@@ -211,7 +211,7 @@ func TestUploadAndSubmitErrors(t *testing.T) {
 		{`{"audio_url": "https://x/a.wav"} {}`, "single JSON object"},
 		{``, "JSON object"},
 		{`{}`, "audio_url"},
-		{`{"audio_url": "https://x/a.wav", "content_safety_confidence": 10}`, "content_safety_confidence"},
+		{`{"audio_url": "https://x/a.wav", "content_safety": true, "content_safety_confidence": 10}`, "content_safety_confidence"},
 	}
 	for _, c := range cases {
 		expectError(t, f.do(t, "POST", "/v2/transcript", "k1", strings.NewReader(c.body)), 400, c.msg)

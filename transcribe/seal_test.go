@@ -1,0 +1,90 @@
+package transcribe
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// mapStore is the smallest Store for seal tests: Get and Create only.
+type mapStore struct {
+	Store
+	recs map[string]*Record
+}
+
+func (m *mapStore) Get(ctx context.Context, id string) (*Record, error) {
+	r, ok := m.recs[id]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	c := *r
+	return &c, nil
+}
+
+// TestGetJSONMatchesGet: the pre-rendered wire form with the Store's
+// status and webhook status spliced in equals the marshalled Get, in every
+// state, and for records sealed in the version 1 format.
+func TestGetJSONMatchesGet(t *testing.T) {
+	ms := &mapStore{recs: map[string]*Record{}}
+	s, err := NewService(Config{Store: ms, Uploads: nopUploads{}, Blobs: nopBlobs{}, Recognizer: nopRec{}, Decoder: nopDec{}, Key: NewKey(), Workers: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := `he said "hi", \ then ,"webhook_status_code":7 {}`
+	conf, dur := 0.9, 3.0
+	tr := &Transcript{ID: "0f0e0d0c-0b0a-4090-8070-605040302010", Status: StatusCompleted, ProjectID: "p",
+		TranscriptParams: TranscriptParams{AudioURL: "https://x/a.wav", WebhookURL: String("https://h/?a=1"),
+			WebhookAuthHeaderName: String("X-S"), WebhookAuthHeaderValue: String("secret"), ContentSafety: Bool(true), ContentSafetyConfidence: Int64(60)},
+		Text: &text, Words: []Word{{Text: text, Start: 1, End: 2, Confidence: 0.9}}, Confidence: &conf, AudioDuration: &dur,
+		ContentSafetyLabels: &ContentSafetyLabelsResult{}, LanguageModel: "assemblyai_default", AcousticModel: "assemblyai_default"}
+	rec := &Record{ID: tr.ID, ProjectID: "p", Status: StatusQueued, Created: time.Now()}
+	if err := s.seal(rec, &state{T: tr, UploadID: "u1", Engine: "best"}); err != nil {
+		t.Fatal(err)
+	}
+	ms.recs[rec.ID] = rec
+	check := func(name string) {
+		t.Helper()
+		got, err := s.GetJSON(context.Background(), "p", rec.ID)
+		if err != nil {
+			t.Fatalf("%s: GetJSON: %v", name, err)
+		}
+		typed, err := s.Get(context.Background(), "p", rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(typed)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: GetJSON\n%s\nwant\n%s", name, got, want)
+		}
+		if bytes.Contains(got, []byte("secret")) {
+			t.Errorf("%s: the webhook auth header value leaks", name)
+		}
+	}
+	check("queued")
+	rec.Status, rec.WebhookStatus = StatusProcessing, 0
+	check("processing (a claim, no reseal)")
+	rec.Status, rec.WebhookStatus = StatusCompleted, 503
+	check("completed with a webhook status")
+	j, err := s.unseal(rec)
+	if err != nil || *j.st.T.WebhookAuthHeaderValue != "secret" || *j.st.T.ContentSafetyConfidence != 60 || j.st.UploadID != "u1" || j.st.Engine != "best" {
+		t.Fatalf("private fields lost: %+v %v", j.st, err)
+	}
+	if _, err := s.GetJSON(context.Background(), "other", rec.ID); err == nil {
+		t.Error("another project's transcript was returned")
+	}
+	// A record sealed by an earlier version (plain JSON of the state).
+	v1, _ := json.Marshal(stateV1{T: tr, UploadID: "u1"})
+	old := &Record{ID: "11111111-2222-4333-8444-555555555555", ProjectID: "p", Status: StatusCompleted, Data: s.cipher.Seal("11111111-2222-4333-8444-555555555555", v1)}
+	ms.recs[old.ID] = old
+	rec = old
+	check("version 1 record")
+}
+
+type nopUploads struct{ UploadStore }
+type nopBlobs struct{ BlobStore }
+type nopDec struct{ Decoder }
+type nopRec struct{ Recognizer }
+
+func (nopRec) Features() RecognizerFeatures { return RecognizerFeatures{SampleRate: 16000, Languages: []string{"en"}} }
