@@ -58,7 +58,7 @@ func (s *Store) AddDelivery(ctx context.Context, d *webhook.Delivery) error {
 	}
 	tag, err := s.pool.Exec(ctx, `INSERT INTO deliveries (`+deliveryCols+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (id) DO NOTHING`,
-		d.ID, d.TranscriptID, d.Attempts, next, d.Done, d.LeaseOwner, until, nonNil(d.Data))
+		d.ID, d.TranscriptID, d.Attempts, next, d.Done, d.LeaseOwner, until, bytea(d.Data))
 	if err != nil {
 		return s.fail("adding delivery "+d.ID, err)
 	}
@@ -129,7 +129,7 @@ func (s *Store) UpdateDelivery(ctx context.Context, d *webhook.Delivery) error {
 			WHERE id = $1 AND lease_owner = $5
 			RETURNING 1)
 		SELECT EXISTS (SELECT FROM changed), (SELECT lease_owner FROM deliveries WHERE id = $1)`,
-		d.ID, d.Attempts, next, d.Done, d.LeaseOwner, until, nonNil(d.Data)).Scan(&changed, &owner)
+		d.ID, d.Attempts, next, d.Done, d.LeaseOwner, until, bytea(d.Data)).Scan(&changed, &owner)
 	if err != nil {
 		return s.fail("updating delivery "+d.ID, err)
 	}

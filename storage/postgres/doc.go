@@ -26,11 +26,12 @@
 // parameter, so it costs no round trip). Stores with different schemas on
 // one database never see each other's records, uploads or deliveries, and
 // migrate independently: give each region its own schema. A connection
-// pooler that drops startup parameters (PgBouncer in transaction mode)
-// loses the search_path: there, give each schema its own pooler database
-// with the search_path set server-side (ALTER ROLE ... SET search_path),
-// and add default_query_exec_mode=exec to the URL, as pgx needs behind
-// such poolers.
+// pooler that does not pass startup parameters through (PgBouncer refuses
+// search_path, or drops it when told to ignore it) loses the schema:
+// behind one, give each schema its own role or pooler database with the
+// search_path set server-side (ALTER ROLE ... SET search_path), and add
+// default_query_exec_mode=exec to the URL, as pgx needs behind
+// transaction-mode poolers.
 //
 // # Migrations
 //

@@ -10,12 +10,14 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/postgres"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/webhook"
 )
 
-// Open a store and hand out a job: two workers (in one process here; they
-// would usually be two processes) share the database, and only one gets
-// the queued job. (Examples that need a server are compiled, not run; the
-// package's tests run the same calls against a real PostgreSQL.)
+// Open the store and hand it to the Service three times over: as the
+// transcript Store, as the UploadStore, and as the webhook Notifier's
+// Queue. Every process started this way on the same database shares the
+// work. (Examples that need a server are compiled, not run; the package's
+// tests make the same calls against a real PostgreSQL.)
 func ExampleOpen() {
 	ctx := context.Background()
 	store, err := postgres.Open(ctx, postgres.Config{
@@ -26,18 +28,47 @@ func ExampleOpen() {
 	}
 	defer store.Close()
 
-	now := time.Now()
-	rec := &transcribe.Record{ID: "t1", ProjectID: "p1", Status: transcribe.StatusQueued, Created: now, Data: []byte("sealed")}
-	if err := store.Create(ctx, rec); err != nil {
-		log.Fatal(err)
-	}
-	job, err := store.ClaimJob(ctx, transcribe.Claim{Owner: "worker-1", Now: now, Lease: 30 * time.Second})
+	hooks, err := webhook.New(webhook.Config{Queue: store, Key: transcribe.NewKey(), OnStatus: store.SetWebhookStatus})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(job.ID, job.Status, job.LeaseOwner, job.Claims)
-	_, err = store.ClaimJob(ctx, transcribe.Claim{Owner: "worker-2", Now: now, Lease: 30 * time.Second})
-	fmt.Println("worker-2:", errors.Is(err, transcribe.ErrNoJob))
+	hooks.Start()
+	defer hooks.Close()
+	svc, err := transcribe.NewService(transcribe.Config{
+		Store:    store, // also the UploadStore
+		Notifier: hooks,
+		// Blobs shared by every process (storage/s3), Recognizer, Decoder,
+		// and the content Key, the same in every process ...
+		Lease: 30 * time.Second, // a job whose process died is resumed after this
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	svc.Start()
+	defer svc.Close(ctx)
+}
+
+// A worker that stops renewing its lease (its process died) loses the job
+// to the next claimer once the lease has run out.
+func ExampleStore_ClaimJob() {
+	ctx := context.Background()
+	store, err := postgres.Open(ctx, postgres.Config{URL: os.Getenv("DATABASE_URL")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	start := time.Now()
+	if err := store.Create(ctx, &transcribe.Record{ID: "t1", ProjectID: "p1", Status: transcribe.StatusQueued, Created: start}); err != nil {
+		log.Fatal(err)
+	}
+	first, _ := store.ClaimJob(ctx, transcribe.Claim{Owner: "a", Now: start, Lease: 30 * time.Second})
+	_, err = store.ClaimJob(ctx, transcribe.Claim{Owner: "b", Now: start.Add(10 * time.Second), Lease: 30 * time.Second})
+	fmt.Println(first.LeaseOwner, errors.Is(err, transcribe.ErrNoJob))
+	later, _ := store.ClaimJob(ctx, transcribe.Claim{Owner: "b", Now: start.Add(31 * time.Second), Lease: 30 * time.Second})
+	fmt.Println(later.LeaseOwner, later.Claims)
+	// Prints:
+	// a true
+	// b 2
 }
 
 // One database, one schema per region: the stores never see each other's

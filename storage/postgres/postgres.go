@@ -295,12 +295,12 @@ func checkText(field, s string) error {
 	return nil
 }
 
-// nonNil maps a nil byte slice to an empty one: pgx sends nil as NULL.
-func nonNil(b []byte) []byte {
-	if b == nil {
-		return []byte{}
+// bytea is b for a NOT NULL bytea column: pgx sends a nil slice as NULL.
+func bytea(b []byte) []byte {
+	if b != nil {
+		return b
 	}
-	return b
+	return []byte{}
 }
 
 // fail wraps a database error of operation op. After Close it wraps

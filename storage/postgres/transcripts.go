@@ -91,7 +91,7 @@ func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
 		ON CONFLICT (id) DO NOTHING
 		RETURNING seq`,
 		r.ID, r.ProjectID, string(r.Status), r.Deleted, created, completed, r.LeaseOwner, leaseUntil,
-		r.Claims, r.Failures, r.WebhookStatus, nonNil(r.Summary), nonNil(r.Data)).Scan(&seq)
+		r.Claims, r.Failures, r.WebhookStatus, bytea(r.Summary), bytea(r.Data)).Scan(&seq)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("postgres: transcript %s: %w", r.ID, transcribe.ErrExists)
 	}
@@ -144,7 +144,7 @@ func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
 			WHERE id = $1 AND ($5 = '' OR lease_owner = $5)
 			RETURNING 1)
 		SELECT EXISTS (SELECT FROM changed), (SELECT lease_owner FROM transcripts WHERE id = $1)`,
-		r.ID, string(r.Status), r.Deleted, completed, r.LeaseOwner, leaseUntil, r.Failures, nonNil(r.Summary), nonNil(r.Data),
+		r.ID, string(r.Status), r.Deleted, completed, r.LeaseOwner, leaseUntil, r.Failures, bytea(r.Summary), bytea(r.Data),
 	).Scan(&changed, &owner)
 	if err != nil {
 		return s.fail("updating transcript "+r.ID, err)
