@@ -13,6 +13,14 @@ import (
 	"github.com/earshot-dev/earshot/webhook"
 )
 
+// Given elsewhere in a real program.
+var (
+	blobs      transcribe.BlobStore
+	recognizer transcribe.Recognizer
+	decoder    transcribe.Decoder
+	contentKey []byte
+)
+
 // Open the store and hand it to the Service three times over: as the
 // transcript Store, as the UploadStore, and as the webhook Notifier's
 // Queue. Every process started this way on the same database shares the
@@ -35,11 +43,13 @@ func ExampleOpen() {
 	hooks.Start()
 	defer hooks.Close()
 	svc, err := transcribe.NewService(transcribe.Config{
-		Store:    store, // also the UploadStore
-		Notifier: hooks,
-		// Blobs shared by every process (storage/s3), Recognizer, Decoder,
-		// and the content Key, the same in every process ...
-		Lease: 30 * time.Second, // a job whose process died is resumed after this
+		Store:      store, // also the UploadStore
+		Notifier:   hooks,
+		Blobs:      blobs, // shared by every process: storage/s3
+		Recognizer: recognizer,
+		Decoder:    decoder,
+		Key:        contentKey,       // the same in every process
+		Lease:      30 * time.Second, // a job whose process died is resumed after this
 	})
 	if err != nil {
 		log.Fatal(err)
