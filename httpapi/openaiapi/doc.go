@@ -91,7 +91,8 @@
 // json is {"text", "usage": {"type": "duration", "seconds"}}; text is the
 // text and a newline; srt and vtt are export.SRT and export.VTT (text/plain;
 // charset=utf-8, as OpenAI sends all three); verbose_json has task,
-// language (whisper's name: "english"), duration, text, usage, and
+// language (whisper's name: "english"), duration (the Service's
+// audio_duration, whole seconds), text, usage, and
 // segments (the default granularity: export.Sentences, text with whisper's
 // leading space) and/or words (without punctuation, as OpenAI gives them).
 // Segment fields Earshot's engines have no value for are filled honestly:

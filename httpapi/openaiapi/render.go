@@ -21,7 +21,7 @@ import (
 // Usage is the usage of models billed by audio duration.
 type Usage struct {
 	Type    string `json:"type"`    // always "duration"
-	Seconds int64  `json:"seconds"` // the audio's duration, rounded up
+	Seconds int64  `json:"seconds"` // the audio's duration in whole seconds
 }
 
 // Transcription is the json response.
@@ -61,6 +61,8 @@ type Word struct {
 // TranscriptionVerbose is the verbose_json response. Segments is present
 // with the segment granularity (the default), Words with the word
 // granularity. Language is whisper's name of the language ("english").
+// Duration is the transcript's audio_duration, which the Service keeps in
+// whole seconds (OpenAI gives fractions).
 type TranscriptionVerbose struct {
 	Task     string    `json:"task"` // always "transcribe"
 	Language string    `json:"language"`
