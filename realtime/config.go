@@ -139,6 +139,15 @@ type Config struct {
 
 	// Logf, when set, receives one line per session event worth a look.
 	Logf func(format string, args ...any)
+
+	// OnSession, when set, receives each session's beginning and end (see
+	// SessionEvent). OnTranscript, when set, receives transcript
+	// latencies (see TranscriptEvent). Both are called synchronously from
+	// the session's goroutine with the session locked, so they must be
+	// quick and must not call the Session; metrics collectors are their
+	// intended use. Default: none.
+	OnSession    func(SessionEvent)
+	OnTranscript func(TranscriptEvent)
 }
 
 // withDefaults returns a copy of c with defaults filled in.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -113,6 +114,10 @@ type Session struct {
 	endSeen  time.Time // when the Handler first saw the session ended
 	resumes  int
 	token    string
+
+	// latency bookkeeping for Config.OnTranscript (observe.go)
+	arrivals     []arrival
+	partialEndMs int64 // end of the last word a reported partial showed
 }
 
 // NewSession starts a session: it validates opts, opens a recognizer
@@ -156,6 +161,7 @@ func NewSession(ctx context.Context, cfg Config, opts SessionOptions) (*Session,
 		threshold: DefaultSilenceThreshold,
 		lastAudio: now, bucketAt: now,
 	}
+	s.onSession(SessionBegan, "")
 	return s, nil
 }
 
@@ -300,7 +306,8 @@ func (s *Session) Tick() ([]Message, error) {
 		return msgs, ErrSessionIdle
 	}
 	if s.uttSpeech && now.Sub(s.lastAudio) >= s.threshold+500*time.Millisecond {
-		return s.endUtteranceLocked()
+		msgs, err := s.endUtteranceLocked()
+		return s.observeFinals(msgs), err
 	}
 	return nil, nil
 }
@@ -317,6 +324,9 @@ func (s *Session) Abort(state State) {
 }
 
 func (s *Session) endLocked(state State) {
+	if !s.state.Ended() {
+		s.onSession(SessionEnded, state)
+	}
 	s.state = state
 	// Drop the audio buffers: ended sessions stay registered for a while
 	// so that a resume gets 4010 or 4008.
@@ -339,7 +349,33 @@ func (s *Session) logf(format string, args ...any) {
 func (s *Session) fail(err error) error {
 	s.logf("session %s: recognizer: %v", s.id, err)
 	s.endLocked(StateTerminated)
+	if errors.Is(err, transcribe.ErrEngineCrashed) {
+		// An isolated engine's worker died: say so in words the client can
+		// show ("the speech engine crashed (signal SIGSEGV) while
+		// processing this audio").
+		var ce *CloseError
+		if errors.As(err, &ce) {
+			return ce
+		}
+		return &CloseError{Code: CloseInternalServerError, Reason: crashReason(err)}
+	}
 	return ErrRecognizer.with("recognizer failed: %v", err)
+}
+
+// maxCloseReason is the longest close reason a WebSocket close frame holds.
+const maxCloseReason = 123
+
+// crashReason is the close reason for an engine crash: the crash's own
+// sentence, without the package prefix, cut to what a close frame holds.
+func crashReason(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "the speech engine crashed"); i > 0 {
+		msg = msg[i:]
+	}
+	if len(msg) > maxCloseReason {
+		msg = msg[:maxCloseReason]
+	}
+	return msg
 }
 
 func (s *Session) audioLocked(b []byte) ([]Message, error) {
@@ -374,6 +410,7 @@ func (s *Session) audioLocked(b []byte) ([]Message, error) {
 	}
 	samples := s.rs.process(s.dec.decode(b))
 	s.clientSamples += int64(n)
+	s.arrived(s.ms(s.recSamples+int64(len(samples))), now)
 
 	// Find endpoints in this chunk with the VAD, then write the chunk in
 	// pieces split at them.
@@ -417,7 +454,7 @@ func (s *Session) audioLocked(b []byte) ([]Message, error) {
 		}
 		prev = c
 		msgs, err := s.finishUtterance()
-		out = append(out, msgs...)
+		out = append(out, s.observeFinals(msgs)...)
 		if err != nil {
 			return out, err
 		}
@@ -449,11 +486,12 @@ func (s *Session) audioLocked(b []byte) ([]Message, error) {
 			// speaker has paused, though the VAD heard no speech (too
 			// quiet for Config.SpeechRMS) or no pause (steady noise).
 			msgs, err := s.finishUtterance()
-			return append(out, msgs...), err
+			return append(out, s.observeFinals(msgs)...), err
 		}
 		if !s.opts.DisablePartialTranscripts {
 			if p, ok := s.partial(words); ok {
 				out = append(out, p)
+				s.observePartial(p)
 			}
 		}
 	}
