@@ -543,3 +543,18 @@ func TestSessionSteadyNoiseEndsOnStableHypothesis(t *testing.T) {
 		t.Fatalf("finals %+v", f)
 	}
 }
+
+// TestSessionEngineCrash: a crash of an isolated engine closes the session
+// with 1011 and the crash's own sentence as the reason.
+func TestSessionEngineCrash(t *testing.T) {
+	h := newHarness(t, SessionOptions{})
+	h.rec.writeErr = fmt.Errorf("isolate: worker 4242: the speech engine crashed (signal SIGSEGV) while processing this audio: %w", transcribe.ErrEngineCrashed)
+	_, err := h.s.Audio(tone(100, 16000))
+	var ce *CloseError
+	if !errors.As(err, &ce) || ce.Code != CloseInternalServerError || ce.Reason != "the speech engine crashed (signal SIGSEGV) while processing this audio: transcribe: speech engine crashed" {
+		t.Fatalf("err %v", err)
+	}
+	if h.s.State() != StateTerminated {
+		t.Fatalf("state %s", h.s.State())
+	}
+}

@@ -11,10 +11,14 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/earshot-dev/earshot/adapters/isolate"
 	refserver "github.com/earshot-dev/earshot/internal/server"
 )
 
 func main() {
+	// In a re-executed engine worker this runs the worker and never
+	// returns (adapters/isolate).
+	isolate.Main()
 	if err := refserver.Main(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "earshot:", err)
 		os.Exit(1)

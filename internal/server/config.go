@@ -45,6 +45,7 @@ type Config struct {
 	// configured (streaming uses it); a whisper.cpp server and an
 	// OpenAI-compatible server are added when their URL is set.
 	Engine          string // EARSHOT_ENGINE: the default engine: pocketsphinx (default), whispercpp or openai
+	InProcessEngine bool   // EARSHOT_ENGINE_IN_PROCESS: run pocketsphinx in the server process instead of supervised worker processes
 	WhisperCppURL   string // EARSHOT_WHISPERCPP_URL: a whisper.cpp server (its /inference endpoint)
 	OpenAIURL       string // EARSHOT_OPENAI_URL: an OpenAI-compatible API root, e.g. http://127.0.0.1:8000/v1
 	OpenAIModel     string // EARSHOT_OPENAI_MODEL: the model the OpenAI-compatible server runs, e.g. Systran/faster-whisper-small
@@ -167,6 +168,15 @@ func ParseConfig(args []string) (*Config, error) {
 		}
 		allow = b
 	}
+	inproc := false
+	if v := env("EARSHOT_ENGINE_IN_PROCESS", ""); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("EARSHOT_ENGINE_IN_PROCESS: must be true or false, got %q", v)
+		}
+		inproc = b
+	}
+	fs.BoolVar(&c.InProcessEngine, "engine-in-process", inproc, "run pocketsphinx in the server process, not in supervised worker processes (EARSHOT_ENGINE_IN_PROCESS)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private-urls", allow, "allow audio_url/webhook_url on private networks (EARSHOT_ALLOW_PRIVATE_URLS)")
 	rl := 50.0
 	if v := env("EARSHOT_RATE_LIMIT", ""); v != "" {

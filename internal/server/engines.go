@@ -1,10 +1,14 @@
 package server
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
+	"github.com/earshot-dev/earshot/adapters/isolate"
 	"github.com/earshot-dev/earshot/adapters/openai"
+	"github.com/earshot-dev/earshot/adapters/pocketsphinx"
 	"github.com/earshot-dev/earshot/adapters/whispercpp"
 	"github.com/earshot-dev/earshot/transcribe"
 )
@@ -43,4 +47,56 @@ func buildEngines(cfg *Config, pocket transcribe.Recognizer, dec transcribe.Deco
 		}
 	}
 	return engines, nil
+}
+
+// The pocketsphinx engine is registered for isolated worker processes in
+// every binary that links this package; such a binary's main must call
+// isolate.Main first (examples/server and cmd/earshot do).
+func init() {
+	err := isolate.Register("pocketsphinx", isolate.JSONFactory(func(c pocketsphinx.Config) (transcribe.Recognizer, error) {
+		return pocketsphinx.New(c)
+	}))
+	if err != nil {
+		panic(err)
+	}
+}
+
+// localEngine is pocketsphinx in process or in isolated workers.
+type localEngine interface {
+	transcribe.StreamRecognizer
+	Warm(ctx context.Context, n int) error
+}
+
+// pocketsphinxEngines returns the batch engine (decoders at once) and the
+// streaming engine (one decoder per live session, EARSHOT_STREAM_DECODERS),
+// each in supervised worker processes (one decoder each: a native crash
+// fails only the work that process held), or in this process with
+// EARSHOT_ENGINE_IN_PROCESS.
+func pocketsphinxEngines(cfg *Config, decoders int, log *slog.Logger) (batch, stream localEngine, err error) {
+	streams := max(cfg.StreamDecoders, 1)
+	if cfg.InProcessEngine {
+		b, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: decoders})
+		if err != nil {
+			return nil, nil, err
+		}
+		// Streaming sessions hold a decoder for their whole life, so they
+		// get their own pool and never starve batch jobs (or the reverse).
+		st, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: streams})
+		if err != nil {
+			b.Close()
+			return nil, nil, err
+		}
+		return b, st, nil
+	}
+	ps := pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: 1}
+	b, err := isolate.New(isolate.Config{Engine: "pocketsphinx", EngineConfig: ps, Processes: decoders, Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := isolate.New(isolate.Config{Engine: "pocketsphinx", EngineConfig: ps, Processes: streams, Logger: log})
+	if err != nil {
+		b.Close()
+		return nil, nil, err
+	}
+	return b, st, nil
 }

@@ -27,7 +27,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/earshot-dev/earshot/adapters/pocketsphinx"
 	"github.com/earshot-dev/earshot/console"
 	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/realtime"
@@ -107,17 +106,11 @@ func Run(ctx context.Context, cfg *Config) error {
 	if decoders == 0 {
 		decoders = cfg.Workers // 0 means one per CPU in both
 	}
-	rec, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: decoders})
+	rec, streamRec, err := pocketsphinxEngines(cfg, decoders, log)
 	if err != nil {
 		return err
 	}
 	defer rec.Close()
-	// Streaming sessions hold a decoder for their whole life, so they get
-	// their own pool and never starve batch jobs (or the reverse).
-	streamRec, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: max(cfg.StreamDecoders, 1)})
-	if err != nil {
-		return err
-	}
 	defer streamRec.Close()
 	// Load one decoder now so a missing library or model fails at start-up
 	// with the packages to install, not on the first job.
