@@ -104,11 +104,14 @@ func (b *idleReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// capReader reads at most n bytes of r and notes whether r had more.
+// capReader reads at most n bytes of r, and notes whether r had more and
+// the error r ended with, if not io.EOF (a body cut off mid-file), so that
+// such a file is refused whatever the BlobStore makes of the error.
 type capReader struct {
 	r    io.Reader
 	n    int64
 	over bool
+	err  error
 }
 
 func (c *capReader) Read(p []byte) (int, error) {
@@ -123,6 +126,9 @@ func (c *capReader) Read(p []byte) (int, error) {
 	if c.n -= int64(n); c.n < 0 {
 		c.over = true
 		return n, errOverCap
+	}
+	if err != nil && err != io.EOF {
+		c.err = err
 	}
 	return n, err
 }

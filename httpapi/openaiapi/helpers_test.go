@@ -178,6 +178,7 @@ type response struct {
 	status int
 	ctype  string
 	header http.Header
+	close  bool // the server closes the connection
 	body   []byte
 }
 
@@ -224,7 +225,7 @@ func (f *fixture) do(t testing.TB, ctx context.Context, method, path, key, conte
 	if err != nil {
 		t.Fatal(err)
 	}
-	return response{status: res.StatusCode, ctype: res.Header.Get("Content-Type"), header: res.Header, body: b}
+	return response{status: res.StatusCode, ctype: res.Header.Get("Content-Type"), header: res.Header, close: res.Close, body: b}
 }
 
 // transcribe posts fields to /v1/audio/transcriptions with key1.

@@ -62,6 +62,12 @@ func (h *Handler) transcriptions(w http.ResponseWriter, r *http.Request, project
 			}
 			return tooLarge(h.cfg.MaxUploadBytes)
 		}
+		if err == nil && cr.err != nil {
+			// Stored although the body broke off (a BlobStore may take
+			// io.ErrUnexpectedEOF for the end of its input).
+			h.discardUpload(project, u.ID)
+			err = &transcribe.ReadError{Err: cr.err}
+		}
 		if err != nil {
 			return err
 		}
