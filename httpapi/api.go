@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -66,6 +67,10 @@ type Config struct {
 	BodyIdleTimeout time.Duration
 	// Logger receives errors. Default slog.Default().
 	Logger *slog.Logger
+	// OnRequest, when set, receives every request once its handler has
+	// returned (see RequestInfo), for metrics and access logs. It is
+	// called synchronously, so it must be quick. Default: none.
+	OnRequest func(RequestInfo)
 }
 
 func (c *Config) validate() error {
@@ -149,14 +154,26 @@ func (a *API) routes() {
 	})
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. Every request gets an id (see
+// WithRequestID) on its response and in its context.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r = withRequestID(w, r)
+	if a.cfg.OnRequest != nil {
+		start := time.Now()
+		_, pattern := a.mux.Handler(r)
+		sw := &statusWriter{ResponseWriter: w}
+		w = sw
+		defer func() {
+			a.cfg.OnRequest(RequestInfo{Method: r.Method, Route: routeOf(pattern), Status: cmp.Or(sw.status, http.StatusOK),
+				Duration: time.Since(start), Written: sw.written, RequestID: RequestID(r.Context())})
+		}()
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			a.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v)
+			a.log.ErrorContext(r.Context(), "panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v)
 			writeError(w, http.StatusInternalServerError, "Internal server error")
 		}
 	}()
