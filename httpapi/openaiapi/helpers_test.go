@@ -97,6 +97,7 @@ type fixtureOptions struct {
 	workers int                      // default 2; negative: none
 	handler func(*openaiapi.Config)  // edits the handler's config
 	service func(*transcribe.Config) // edits the Service's config
+	wrap    func(http.Handler) http.Handler
 }
 
 // newFixture runs a real Service (in-memory store, the media decoder,
@@ -138,7 +139,11 @@ func newFixture(t testing.TB, o fixtureOptions) *fixture {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/v1/", f.h)
+	var h http.Handler = f.h
+	if o.wrap != nil {
+		h = o.wrap(h)
+	}
+	mux.Handle("/v1/", h)
 	f.srv = httptest.NewServer(mux)
 	f.svc.Start()
 	t.Cleanup(func() {

@@ -101,37 +101,38 @@ func (h *Handler) transcriptions(w http.ResponseWriter, r *http.Request, project
 		h.fail(w, r, err)
 		return
 	}
-	t, err = h.wait(ctx, project, t.ID, h.cfg.Timeout)
+	id := t.ID
+	t, err = h.wait(ctx, project, id, h.cfg.Timeout)
 	switch {
 	case errors.Is(err, errGone):
 		// Nobody is waiting for the answer: the job goes on, and its
 		// transcript is deleted once it is final.
-		h.abandon(project, t.ID)
+		h.abandon(project, id)
 		return
 	case errors.Is(err, errTimeout):
-		h.abandon(project, t.ID)
+		h.abandon(project, id)
 		writeError(w, &Error{Status: http.StatusGatewayTimeout, Type: TypeServer, Code: "timeout",
 			Message: "The transcription did not finish within this server's time limit; it was dropped."})
 		return
 	case errors.Is(err, errShutdown):
-		h.remove(project, t.ID)
+		h.remove(project, id)
 		writeError(w, serverError(http.StatusServiceUnavailable, "The server is shutting down; try again shortly."))
 		return
 	case err != nil:
-		h.log.Error("waiting for a transcript", "id", t.ID, "err", err)
-		h.abandon(project, t.ID)
+		h.log.Error("waiting for a transcript", "id", id, "err", err)
+		h.abandon(project, id)
 		writeError(w, serverError(http.StatusInternalServerError, "The server had an error while processing your request."))
 		return
 	}
 	// OpenAI keeps nothing: the transcript is deleted before the answer
 	// goes out.
 	if t.Status != transcribe.StatusCompleted {
-		h.remove(project, t.ID)
+		h.remove(project, id)
 		writeError(w, fromTranscript(t))
 		return
 	}
 	ct, out, err := Render(t, req.renderOptions())
-	h.remove(project, t.ID)
+	h.remove(project, id)
 	if err != nil {
 		h.log.Error("rendering a transcript", "id", t.ID, "format", req.format, "err", err)
 		writeError(w, serverError(http.StatusInternalServerError, "The server had an error while processing your request."))
