@@ -37,6 +37,15 @@
 // The in-process server allows audio URLs on private networks (its only
 // client is the local user) and logs only errors unless EARSHOT_LOG_LEVEL
 // is set; other EARSHOT_* variables tune it as they tune `earshot serve`.
+// It stops when the command ends, so transcribe --no-wait needs a running
+// server (--url). Against a running server, Ctrl-C while waiting leaves the
+// transcript to finish there and says how to fetch it (earshot get --wait
+// ID).
+//
+// serve is internal/server's ParseConfig and Run under the command's
+// context (SIGINT and SIGTERM end it), as internal/server.Main does; it
+// checks the data directory's lock first so that a directory in use is
+// exit code 5, like the in-process case.
 //
 // # Exit codes
 //
