@@ -164,7 +164,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w}
 		w = sw
 		defer func() {
-			a.cfg.OnRequest(RequestInfo{Method: r.Method, Route: routeOf(pattern), Status: cmp.Or(sw.status, http.StatusOK),
+			a.cfg.OnRequest(RequestInfo{Method: r.Method, Route: routeOf(pattern), Path: r.URL.Path, Status: cmp.Or(sw.status, http.StatusOK),
 				Duration: time.Since(start), Written: sw.written, RequestID: RequestID(r.Context())})
 		}()
 	}

@@ -117,6 +117,9 @@ type RequestInfo struct {
 	// not canonical ("/v2//transcript", redirected) gives the route of
 	// its canonical form.
 	Route string
+	// Path is the request's URL path, without the query (which may hold
+	// a temporary token). For logs, not metric labels: it is unbounded.
+	Path string
 	// Status is the response status: 101 for a WebSocket upgrade, 200
 	// when the handler wrote a body without a status.
 	Status int
