@@ -42,7 +42,8 @@ type Config struct {
 	// Engines are the Service's engines, the same slice (in the same
 	// order) as transcribe.Config.Engines: the first is the default. The
 	// request's model names an engine by Name or one of its Aliases; GET
-	// /v1/models lists the aliases of Aliases below and the engine names.
+	// /v1/models lists the keys of Aliases below, then the engines' names
+	// and aliases.
 	// For a Service built with Config.Recognizer, pass
 	// []transcribe.Engine{{Name: "best", Recognizer: rec}}. Required.
 	Engines []transcribe.Engine

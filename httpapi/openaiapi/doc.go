@@ -64,7 +64,8 @@
 //     engine; the AssemblyAI model names (best, nano, ...) select the
 //     default engine as on the AssemblyAI API. Any other name is a 400
 //     with code model_not_found listing the models. GET /v1/models lists
-//     the aliases, then the engine names.
+//     the aliases, then each engine's name and aliases (leaving out the
+//     AssemblyAI names, unless one is an engine's name).
 //   - language (ISO-639-1, e.g. "en"; a regional code such as "en-US" or a
 //     whisper name such as "english" works too) becomes language_code; an
 //     engine that does not transcribe it makes a 400 naming language.

@@ -87,7 +87,8 @@ func New(cfg Config) (*Handler, error) {
 			h.engines[m] = &cfg.Engines[0]
 		}
 	}
-	// Listed: the aliases (whisper-1 first), then the engines.
+	// Listed: the aliases (whisper-1 first), then the engines and their
+	// aliases (not the AssemblyAI API's model names).
 	created := cfg.Now().Unix()
 	var ids []string
 	aliases := make([]string, 0, len(cfg.Aliases))
@@ -101,6 +102,9 @@ func New(cfg Config) (*Handler, error) {
 		return aliases[i] < aliases[j]
 	})
 	for _, id := range append(aliases, engineNames(cfg.Engines)...) {
+		if slices.Contains(transcribe.KnownSpeechModels(), id) && !slices.Contains(aliases, id) && byName[id] == nil {
+			continue
+		}
 		if !slices.Contains(ids, id) {
 			ids = append(ids, id)
 			h.models = append(h.models, Model{ID: id, Object: "model", Created: created, OwnedBy: "earshot"})
@@ -119,10 +123,12 @@ func New(cfg Config) (*Handler, error) {
 	return h, nil
 }
 
+// engineNames lists each engine's name and then its aliases.
 func engineNames(es []transcribe.Engine) []string {
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.Name
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name)
+		out = append(out, e.Aliases...)
 	}
 	return out
 }
