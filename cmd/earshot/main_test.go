@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/earshot-dev/earshot/adapters/isolate"
 	"github.com/earshot-dev/earshot/internal/server"
 )
 
@@ -35,6 +36,9 @@ var shared struct {
 }
 
 func TestMain(m *testing.M) {
+	// The reference server runs pocketsphinx in worker processes that
+	// re-execute this test binary: as in main, this comes first.
+	isolate.Main()
 	code := m.Run()
 	if shared.srv != nil {
 		shared.srv.Close()
