@@ -99,7 +99,7 @@ func parseFields(v url.Values) (*request, *Error) {
 	req.prompt = v.Get("prompt")
 	if t := strings.TrimSpace(v.Get("temperature")); t != "" {
 		f, err := strconv.ParseFloat(t, 64)
-		if err != nil || f < 0 || f > 1 {
+		if err != nil || !(f >= 0 && f <= 1) {
 			return nil, invalid("temperature", "invalid_value", "Invalid temperature %q: must be a number between 0 and 1.", t)
 		}
 		req.temperature = &f

@@ -68,7 +68,7 @@ func languageCode(s string) (code string, ok bool) {
 			return l[0], true
 		}
 	}
-	if base, _, found := strings.Cut(s, "_"); found && slices.Contains(known, base) {
+	if base, region, found := strings.Cut(s, "_"); found && region != "" && slices.Contains(known, base) {
 		return base, true
 	}
 	return "", false

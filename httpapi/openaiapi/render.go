@@ -68,8 +68,8 @@ type TranscriptionVerbose struct {
 	Language string    `json:"language"`
 	Duration float64   `json:"duration"`
 	Text     string    `json:"text"`
-	Words    []Word    `json:"words,omitempty"`
-	Segments []Segment `json:"segments,omitempty"`
+	Words    []Word    `json:"words,omitzero"`
+	Segments []Segment `json:"segments,omitzero"`
 	Usage    Usage     `json:"usage"`
 }
 
@@ -217,8 +217,10 @@ func avgLogprob(ws []transcribe.Word) float64 {
 }
 
 // compressionRatio is whisper's (whisper/utils.py compression_ratio): the
-// UTF-8 length of text over the length of its zlib compression (level 6,
-// Python's default).
+// UTF-8 length of text over the length of its zlib compression at level 6
+// (Python's default). Go's compress/zlib writes a few bytes more than C
+// zlib on short texts, so short segments read a little lower than whisper
+// would report; repetitive text still goes well above 1.
 func compressionRatio(text string) float64 {
 	if text == "" {
 		return 0
