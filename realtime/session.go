@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/media"
 )
 
 // hypothesisSlack is added to the silence threshold when a pause is found
@@ -82,7 +83,8 @@ type Session struct {
 	stream    transcribe.Stream
 	recRate   int
 	dec       decoder
-	rs        *resampler
+	rs        *media.Int16Resampler
+	rsOut     []int16 // the resampler's output buffer, reused
 	vad       *vad
 	started   time.Time
 	expiresAt time.Time
@@ -144,7 +146,7 @@ func NewSession(ctx context.Context, cfg Config, opts SessionOptions) (*Session,
 	if recRate <= 0 {
 		recRate = opts.SampleRate
 	}
-	rs, err := newResampler(opts.SampleRate, recRate)
+	rs, err := media.NewInt16Resampler(opts.SampleRate, recRate)
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +410,8 @@ func (s *Session) audioLocked(b []byte) ([]Message, error) {
 	if s.state == StateBegins {
 		s.state = StateStreaming
 	}
-	samples := s.rs.process(s.dec.decode(b))
+	s.rsOut = s.rs.Process(s.rsOut, s.dec.decode(b))
+	samples := s.rsOut
 	s.clientSamples += int64(n)
 	s.arrived(s.ms(s.recSamples+int64(len(samples))), now)
 

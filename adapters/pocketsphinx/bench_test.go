@@ -139,15 +139,3 @@ func BenchmarkStream(b *testing.B) {
 	}
 	report(b, len(audio), start, cpu)
 }
-
-// BenchmarkResample48k converts one second of 48 kHz audio to 16 kHz.
-func BenchmarkResample48k(b *testing.B) {
-	in := make([]int16, 48000)
-	for i := range in {
-		in[i] = int16(i * 7919 % 20000)
-	}
-	r := newResampler(48000, SampleRate)
-	for b.Loop() {
-		r.process(in)
-	}
-}

@@ -2,7 +2,6 @@ package pocketsphinx
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -23,8 +22,9 @@ const ModelName = "pocketsphinx-en-us"
 // (TestDisfluencies).
 var Fillers = []string{"um", "uh"}
 
-// ErrClosed is returned by calls on a closed Recognizer or Stream.
-var ErrClosed = errors.New("pocketsphinx: closed")
+// ErrClosed is returned by calls on a closed Recognizer or Stream; it wraps
+// transcribe.ErrClosed, so a job cut off by a shutdown is resumed later.
+var ErrClosed = fmt.Errorf("pocketsphinx: closed: %w", transcribe.ErrClosed)
 
 // Recognizer is the embedded speech recognizer. It implements
 // transcribe.Recognizer and transcribe.StreamRecognizer and is safe for

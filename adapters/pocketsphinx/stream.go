@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/media"
 )
 
 // maxStreamRate bounds StreamOptions.SampleRate.
@@ -40,7 +41,11 @@ func (r *Recognizer) NewStream(ctx context.Context, opts transcribe.StreamOption
 		}
 	}
 	if rate != SampleRate {
-		st.rs = newResampler(rate, SampleRate)
+		if st.rs, err = media.NewInt16Resampler(rate, SampleRate); err != nil {
+			st.Close()
+			return nil, err
+		}
+		st.rate = rate
 	}
 	if st.s, err = newSession(d); err != nil {
 		st.Close()
@@ -56,7 +61,9 @@ type Stream struct {
 	r       *Recognizer
 	d       *decoder
 	s       *session
-	rs      *resampler
+	rs      *media.Int16Resampler
+	rsOut   []int16 // the resampler's output buffer, reused
+	rate    int     // the stream's own rate when it is resampled
 	boosted bool
 	closed  bool
 }
@@ -67,7 +74,8 @@ func (st *Stream) Write(samples []int16) error {
 		return ErrClosed
 	}
 	if st.rs != nil {
-		samples = st.rs.process(samples)
+		st.rsOut = st.rs.Process(st.rsOut, samples)
+		samples = st.rsOut
 	}
 	return st.s.feed(samples)
 }
@@ -89,9 +97,13 @@ func (st *Stream) EndUtterance() (transcribe.Hypothesis, error) {
 		return transcribe.Hypothesis{}, ErrClosed
 	}
 	if st.rs != nil {
-		if err := st.s.feed(st.rs.flush()); err != nil {
+		// The tail the filter holds back ends this utterance; the next
+		// utterance starts a fresh filter.
+		st.rsOut = st.rs.Flush(st.rsOut)
+		if err := st.s.feed(st.rsOut); err != nil {
 			return transcribe.Hypothesis{}, err
 		}
+		st.rs, _ = media.NewInt16Resampler(st.rate, SampleRate)
 	}
 	words, err := st.s.finish()
 	if err != nil {

@@ -257,3 +257,47 @@ func bessel0(x float64) float64 {
 	}
 	return sum
 }
+
+// Int16Resampler is a Resampler over 16-bit samples, for streams of PCM
+// that arrive in pieces (realtime sessions, streaming recognizers): the
+// output of many small calls equals the output of one big call. Not safe
+// for concurrent use.
+type Int16Resampler struct {
+	r   *Resampler
+	in  []float32
+	out []float32
+}
+
+// NewInt16Resampler returns a resampler from rate in to rate out (equal
+// rates pass samples through unchanged).
+func NewInt16Resampler(in, out int) (*Int16Resampler, error) {
+	r, err := NewResampler(in, out)
+	if err != nil {
+		return nil, err
+	}
+	return &Int16Resampler{r: r}, nil
+}
+
+// Process appends to dst[:0] the output samples that x makes available and
+// returns it.
+func (r *Int16Resampler) Process(dst, x []int16) []int16 {
+	if r.r.in == r.r.out {
+		return append(dst[:0], x...)
+	}
+	r.in = r.in[:0]
+	for _, v := range x {
+		r.in = append(r.in, float32(v)/32768)
+	}
+	r.out = r.r.Process(r.out[:0], r.in)
+	return appendInt16(dst[:0], r.out)
+}
+
+// Flush appends to dst[:0] the samples still held back at the end of the
+// stream and returns it.
+func (r *Int16Resampler) Flush(dst []int16) []int16 {
+	if r.r.in == r.r.out {
+		return dst[:0]
+	}
+	r.out = r.r.Flush(r.out[:0])
+	return appendInt16(dst[:0], r.out)
+}

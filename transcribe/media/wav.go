@@ -276,6 +276,40 @@ func (s *wavSource) sample(b []byte) float32 {
 
 var alaw, mulaw [256]int16
 
+// MulawDecode expands a G.711 mu-law byte to a 16-bit sample.
+func MulawDecode(b byte) int16 { return mulaw[b] }
+
+// MulawEncode encodes 16-bit PCM as G.711 mu-law bytes, the inverse of
+// MulawDecode (up to mu-law's quantization).
+func MulawEncode(samples []int16) []byte {
+	out := make([]byte, len(samples))
+	for i, s := range samples {
+		out[i] = mulawByte(s)
+	}
+	return out
+}
+
+// mulawByte is G.711 mu-law compression of one sample.
+func mulawByte(s int16) byte {
+	const bias, clip = 0x84, 32635
+	x := int(s)
+	sign := 0
+	if x < 0 {
+		x = -x
+		sign = 0x80
+	}
+	if x > clip {
+		x = clip
+	}
+	x += bias
+	exp := 7
+	for mask := 0x4000; x&mask == 0 && exp > 0; mask >>= 1 {
+		exp--
+	}
+	mant := (x >> (exp + 3)) & 0x0f
+	return ^byte(sign | exp<<4 | mant)
+}
+
 func init() {
 	for i := range 256 {
 		// ITU-T G.711 expansion.
