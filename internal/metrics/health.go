@@ -240,11 +240,22 @@ type warmer interface {
 }
 
 // EngineCheck checks that the speech engine rec is loaded: it must report
-// a sample rate (Features answers), and a recognizer with Warm must get
-// a decoder. Once one was made, Warm still waiting when the check's time
-// is up means every decoder is busy, which is loaded, not unready; before
-// the first success it means the model is still loading.
+// a sample rate (Features answers), and a recognizer with Warm
+// (pocketsphinx, isolated engines) must get a decoder: an idle one, or a
+// new one when the pool has room (an isolated engine starts a worker
+// process, so regular checks keep one alive). Once one was made, Warm
+// still waiting when the check's time is up means every decoder is busy,
+// which is loaded, not unready; before the first success it means the
+// model is still loading. A wrapper with Unwrap() transcribe.Recognizer
+// (InstrumentPool's) is looked through.
 func EngineCheck(name string, rec transcribe.Recognizer) Check {
+	for {
+		u, ok := rec.(interface{ Unwrap() transcribe.Recognizer })
+		if !ok {
+			break
+		}
+		rec = u.Unwrap()
+	}
 	var loaded atomic.Bool
 	return Check{Name: name, Func: func(ctx context.Context) error {
 		if rec.Features().SampleRate <= 0 {

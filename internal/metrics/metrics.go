@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/earshot-dev/earshot/adapters/isolate"
 	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/realtime"
 	"github.com/earshot-dev/earshot/transcribe"
@@ -287,4 +288,24 @@ func (c *jobCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(q), string(transcribe.StatusQueued))
 	ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(p), string(transcribe.StatusProcessing))
+}
+
+// WatchWorkers adds the worker processes of an engine run in isolated
+// processes (adapters/isolate), read at each scrape from stats:
+// earshot_engine_processes{pool} alive, earshot_engine_processes_idle{pool}
+// waiting for work, earshot_engine_process_crashes_total{pool} (workers
+// that died holding a request or stream) and
+// earshot_engine_process_restarts_total{pool}. Call it once per pool.
+func (m *Metrics) WatchWorkers(pool string, stats func() isolate.Stats) {
+	l := prometheus.Labels{"pool": pool}
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "earshot_engine_processes", Help: "Engine worker processes alive, by pool.", ConstLabels: l},
+			func() float64 { return float64(stats().Processes) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "earshot_engine_processes_idle", Help: "Engine worker processes waiting for work, by pool.", ConstLabels: l},
+			func() float64 { return float64(stats().Idle) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "earshot_engine_process_crashes_total", Help: "Engine worker processes that died while holding a request or stream, by pool.", ConstLabels: l},
+			func() float64 { return float64(stats().Crashes) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "earshot_engine_process_restarts_total", Help: "Engine worker processes started to replace lost ones, by pool.", ConstLabels: l},
+			func() float64 { return float64(stats().Restarts) }),
+	)
 }

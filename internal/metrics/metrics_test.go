@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/earshot-dev/earshot/adapters/isolate"
 	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/internal/metrics"
 	"github.com/earshot-dev/earshot/realtime"
@@ -412,4 +413,27 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+func TestWatchWorkers(t *testing.T) {
+	t.Parallel()
+	m := metrics.New(metrics.Config{})
+	batch := isolate.Stats{Processes: 3, Idle: 1, Started: 5, Crashes: 2, Restarts: 1}
+	m.WatchWorkers("batch", func() isolate.Stats { return batch })
+	m.WatchWorkers("stream", func() isolate.Stats { return isolate.Stats{Processes: 1, Idle: 1, Started: 1} })
+	batch.Crashes = 3 // read at scrape time
+	compare(t, m, `
+# HELP earshot_engine_process_crashes_total Engine worker processes that died while holding a request or stream, by pool.
+# TYPE earshot_engine_process_crashes_total counter
+earshot_engine_process_crashes_total{pool="batch"} 3
+earshot_engine_process_crashes_total{pool="stream"} 0
+# HELP earshot_engine_processes Engine worker processes alive, by pool.
+# TYPE earshot_engine_processes gauge
+earshot_engine_processes{pool="batch"} 3
+earshot_engine_processes{pool="stream"} 1
+# HELP earshot_engine_processes_idle Engine worker processes waiting for work, by pool.
+# TYPE earshot_engine_processes_idle gauge
+earshot_engine_processes_idle{pool="batch"} 1
+earshot_engine_processes_idle{pool="stream"} 1
+`, "earshot_engine_processes", "earshot_engine_processes_idle", "earshot_engine_process_crashes_total")
 }

@@ -16,7 +16,8 @@ import (
 // waiting for a free decoder counts as in use: in_use reaching size means
 // the pool is the bottleneck. The wrapper is a StreamRecognizer and a
 // FileRecognizer exactly when rec is; recognizer methods outside those
-// interfaces (pocketsphinx's Warm) stay on rec.
+// interfaces (pocketsphinx's Warm) stay on rec, which the wrapper's
+// Unwrap() transcribe.Recognizer method returns.
 func (m *Metrics) InstrumentPool(pool string, size int, rec transcribe.Recognizer) transcribe.Recognizer {
 	m.poolSize.WithLabelValues(pool).Set(float64(size))
 	c := &counted{Recognizer: rec, inUse: m.poolInUse.WithLabelValues(pool)}
@@ -37,6 +38,9 @@ type counted struct {
 	transcribe.Recognizer
 	inUse prometheus.Gauge
 }
+
+// Unwrap returns the wrapped recognizer (EngineCheck warms it).
+func (c *counted) Unwrap() transcribe.Recognizer { return c.Recognizer }
 
 func (c *counted) Recognize(ctx context.Context, audio []int16, o transcribe.RecognizeOptions) (*transcribe.Recognition, error) {
 	c.inUse.Inc()
