@@ -100,6 +100,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errors.New("openaiapi: Config.PollInterval, Timeout and BodyIdleTimeout must not be negative")
 	}
 	names := map[string]bool{}
+	owner := map[string]string{} // engine names and aliases → engine name
 	for i, e := range c.Engines {
 		if strings.TrimSpace(e.Name) == "" {
 			return c, fmt.Errorf("openaiapi: Config.Engines[%d] has no Name", i)
@@ -108,6 +109,11 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("openaiapi: Config.Engines[%d] (%q) has no Recognizer", i, e.Name)
 		}
 		names[e.Name] = true
+		for _, n := range append([]string{e.Name}, e.Aliases...) {
+			if _, ok := owner[n]; !ok {
+				owner[n] = e.Name
+			}
+		}
 	}
 	if c.Aliases == nil {
 		c.Aliases = map[string]string{DefaultModel: c.Engines[0].Name}
@@ -118,6 +124,9 @@ func (c Config) withDefaults() (Config, error) {
 		}
 		if !names[target] {
 			return c, fmt.Errorf("openaiapi: Config.Aliases[%q] is %q, which is not the Name of an engine (%s)", alias, target, strings.Join(slices.Sorted(maps.Keys(names)), ", "))
+		}
+		if o, ok := owner[alias]; ok && o != target {
+			return c, fmt.Errorf("openaiapi: Config.Aliases[%q] is %q, but engine %q already answers to that name", alias, target, o)
 		}
 	}
 	if c.MaxUploadBytes == 0 {

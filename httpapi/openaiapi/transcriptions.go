@@ -81,6 +81,10 @@ func (h *Handler) transcriptions(w http.ResponseWriter, r *http.Request, project
 		h.fail(w, r, err)
 		return
 	}
+	// Read the body to its end (the epilogue after the closing boundary,
+	// normally nothing): the server notices a client that goes away only
+	// once the body is consumed, and the idle deadline is lifted then.
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 64<<10))
 	req, e := parseFields(fields)
 	var eng *transcribe.Engine
 	if e == nil {
