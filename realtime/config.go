@@ -137,6 +137,31 @@ type Config struct {
 	// authentication uses a header or a token, never cookies.
 	OriginPatterns []string
 
+	// State keeps temporary tokens and session records (see StateStore).
+	// Handlers of several processes on one shared store (storage/postgres)
+	// serve as one: a token minted on one process opens a session on
+	// another, and a dropped session resumes on any of them. Default: a
+	// MemoryState of this Handler alone.
+	State StateStore
+
+	// ProcessID names this process in session records. Every Handler
+	// sharing a State needs its own. Default: a random UUID per Handler.
+	ProcessID string
+
+	// SessionLease is how long a session stays with this process after
+	// its last renewal while a connection serves it; the Handler renews
+	// it every StateInterval. Once a process dies, a resume of its
+	// sessions elsewhere gets 4030 until the lease has run out, and the
+	// resume grace counts from the lease's end. Default 10 s.
+	SessionLease time.Duration
+
+	// StateInterval is how often the Handler renews the leases of its
+	// sessions, checks its detached sessions against State (a session
+	// resumed on another process releases its stream here) and purges
+	// State. Default: TickInterval with the default MemoryState, else
+	// SessionLease/3.
+	StateInterval time.Duration
+
 	// Logf, when set, receives one line per session event worth a look.
 	Logf func(format string, args ...any)
 
@@ -179,6 +204,10 @@ func (c Config) withDefaults() Config {
 	def(&c.WriteTimeout, 10*time.Second)
 	def(&c.StreamWait, 10*time.Second)
 	def(&c.PingInterval, 20*time.Second)
+	def(&c.SessionLease, 10*time.Second)
+	if c.ProcessID == "" {
+		c.ProcessID = uuid.NewString()
+	}
 	if c.MaxResumes == 0 {
 		c.MaxResumes = 10
 	}
@@ -226,6 +255,10 @@ func (c Config) validate(needAuth bool) error {
 		return fmt.Errorf("realtime: Config.StreamWait must be positive")
 	case c.WriteTimeout < 0:
 		return fmt.Errorf("realtime: Config.WriteTimeout must be positive")
+	case c.SessionLease < 0 || c.StateInterval < 0:
+		return fmt.Errorf("realtime: Config.SessionLease and Config.StateInterval must be positive")
+	case c.StateInterval > 0 && c.StateInterval >= c.SessionLease:
+		return fmt.Errorf("realtime: Config.StateInterval %v must be shorter than Config.SessionLease %v", c.StateInterval, c.SessionLease)
 	}
 	return nil
 }

@@ -25,7 +25,8 @@ import (
 // rather than a protocol error.
 const readLimit = 4 << 20
 
-// endedRetention is how long the Handler remembers an ended session.
+// endedRetention is how long an ended session is remembered (so that a
+// resume gets 4010 or 4008 rather than 4004).
 const endedRetention = 10 * time.Minute
 
 // Handler serves the realtime WebSocket endpoints:
@@ -33,43 +34,50 @@ const endedRetention = 10 * time.Minute
 //	GET /v2/realtime/ws               start a session
 //	GET /v2/realtime/ws/{session_id}  resume a session
 //
-// and, through TokenHandler, POST /v2/realtime/token. It owns the
-// registry of sessions and temporary tokens. Safe for concurrent use;
-// Close stops it.
+// and, through TokenHandler, POST /v2/realtime/token. Temporary tokens
+// and session records live in Config.State, which Handlers of several
+// processes may share; the sessions whose recognizer streams this process
+// holds live here. Safe for concurrent use; Close stops it.
 type Handler struct {
 	cfg Config
+	st  StateStore
+	me  string // Config.ProcessID
 
 	mu       sync.Mutex
-	sessions map[string]*Session
-	tokens   map[string]*tempToken
-	pending  map[string]int // project -> sessions being opened
-	unused   map[string]int // project -> minted tokens not yet used
+	sessions map[string]*Session      // sessions whose stream this process holds (ended ones for a while)
+	recs     map[string]SessionRecord // the last record of each, as this process wrote or read it
+	pending  map[string]int           // project -> sessions being opened
 	closed   bool
+	frozen   bool // Close has written its records: no more writes
 
 	done chan struct{}
 	wg   sync.WaitGroup
 }
 
-type tempToken struct {
-	project string
-	expires time.Time
-	session string // the session it started, "" while unused
-}
-
 // NewHandler validates cfg (Recognizer and Authenticate are required)
 // and starts the handler's housekeeping goroutine (resume grace, expiry,
-// token clean-up), which Close stops.
+// leases, purging the state), which Close stops.
 func NewHandler(cfg Config) (*Handler, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(true); err != nil {
 		return nil, err
 	}
+	if cfg.State == nil {
+		cfg.State = NewMemoryState()
+		if cfg.StateInterval == 0 {
+			cfg.StateInterval = min(cfg.TickInterval, cfg.SessionLease/3)
+		}
+	}
+	if cfg.StateInterval == 0 {
+		cfg.StateInterval = cfg.SessionLease / 3
+	}
 	h := &Handler{
 		cfg:      cfg,
+		st:       cfg.State,
+		me:       cfg.ProcessID,
 		sessions: make(map[string]*Session),
-		tokens:   make(map[string]*tempToken),
+		recs:     make(map[string]SessionRecord),
 		pending:  make(map[string]int),
-		unused:   make(map[string]int),
 		done:     make(chan struct{}),
 	}
 	h.wg.Add(1)
@@ -77,8 +85,10 @@ func NewHandler(cfg Config) (*Handler, error) {
 	return h, nil
 }
 
-// Close ends every session and stops housekeeping. Open connections are
-// closed with 1001 (going away).
+// Close ends every session of this process and stops housekeeping. Open
+// connections are closed with 1001 (going away). Sessions that had not
+// ended stay resumable, within their grace, on the other processes that
+// share Config.State.
 func (h *Handler) Close() error {
 	h.mu.Lock()
 	if h.closed {
@@ -93,21 +103,36 @@ func (h *Handler) Close() error {
 	}
 	h.mu.Unlock()
 	h.wg.Wait()
+	now := h.cfg.Now()
+	for _, s := range ss {
+		if s.State().Ended() {
+			continue
+		}
+		h.mu.Lock()
+		s.attached = false
+		s.detachAt = now
+		h.mu.Unlock()
+		h.syncSession(s)
+	}
+	h.mu.Lock()
+	h.frozen = true
+	h.mu.Unlock()
 	for _, s := range ss {
 		s.Abort(StateTerminated)
 	}
 	return nil
 }
 
-// Session returns a registered session by id, or nil.
+// Session returns a session whose recognizer stream this process holds
+// (or held until it ended, for a while), or nil.
 func (h *Handler) Session(id string) *Session {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.sessions[id]
 }
 
-// LiveSessions returns how many sessions of projectID are live
-// (streaming, or waiting for a resume); "" counts all projects.
+// LiveSessions returns how many sessions of projectID this process holds
+// live (streaming, or waiting for a resume); "" counts all projects.
 func (h *Handler) LiveSessions(projectID string) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -135,18 +160,23 @@ func (h *Handler) janitor() {
 	defer h.wg.Done()
 	t := time.NewTicker(h.cfg.TickInterval)
 	defer t.Stop()
+	var lastSync time.Time
 	for {
 		select {
 		case <-h.done:
 			return
 		case <-t.C:
 			h.sweep()
+			if time.Since(lastSync) >= h.cfg.StateInterval {
+				lastSync = time.Now()
+				h.syncState()
+			}
 		}
 	}
 }
 
-// sweep expires detached sessions whose grace passed, forgets ended
-// sessions past their expiry and drops expired tokens.
+// sweep expires detached sessions whose grace passed and forgets ended
+// sessions past their retention.
 func (h *Handler) sweep() {
 	now := h.cfg.Now()
 	var expire []*Session
@@ -157,28 +187,21 @@ func (h *Handler) sweep() {
 			expire = append(expire, s)
 		}
 		// Ended sessions are kept for endedRetention (or the resume
-		// grace, if longer) so that a resume gets 4010/4008 rather than
-		// 4004; they hold no audio buffers or stream by then.
+		// grace, if longer); they hold no audio buffers or stream by
+		// then. Their records outlive them as long in State.
 		if ended && s.endSeen.IsZero() {
 			s.endSeen = now
 		}
 		if ended && now.Sub(s.endSeen) >= max(endedRetention, h.cfg.ResumeGrace) {
 			delete(h.sessions, id)
-			if s.token != "" {
-				delete(h.tokens, s.token)
-			}
-		}
-	}
-	for k, t := range h.tokens {
-		if t.session == "" && now.After(t.expires) {
-			delete(h.tokens, k)
-			h.useToken(t)
+			delete(h.recs, id)
 		}
 	}
 	h.mu.Unlock()
 	for _, s := range expire {
 		s.logf("session %s: not resumed within %v; expired", s.id, h.cfg.ResumeGrace)
 		s.Abort(StateExpired)
+		h.syncSession(s)
 	}
 }
 
@@ -188,6 +211,12 @@ func (h *Handler) sweep() {
 // authorizes that session's resumes. It fails with ErrTooManyTokens when
 // the project holds MaxUnusedTokens unused ones.
 func (h *Handler) NewToken(projectID string, expiresIn time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), stateTimeout)
+	defer cancel()
+	return h.newToken(ctx, projectID, expiresIn)
+}
+
+func (h *Handler) newToken(ctx context.Context, projectID string, expiresIn time.Duration) (string, error) {
 	if expiresIn < MinTokenExpiresIn {
 		return "", fmt.Errorf("realtime: expires_in must be at least %d seconds", int(MinTokenExpiresIn.Seconds()))
 	}
@@ -199,21 +228,15 @@ func (h *Handler) NewToken(projectID string, expiresIn time.Duration) (string, e
 		return "", fmt.Errorf("realtime: generating token: %w", err)
 	}
 	tok := hex.EncodeToString(b[:])
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.unused[projectID] >= MaxUnusedTokens {
-		return "", ErrTooManyTokens
+	now := h.cfg.Now()
+	err := h.st.AddToken(ctx, TokenRecord{Hash: TokenHash(tok), Project: projectID, Expires: now.Add(expiresIn)}, now, MaxUnusedTokens)
+	if err != nil {
+		if errors.Is(err, ErrTooManyTokens) {
+			return "", ErrTooManyTokens
+		}
+		return "", fmt.Errorf("realtime: recording the token: %w", err)
 	}
-	h.tokens[tok] = &tempToken{project: projectID, expires: h.cfg.Now().Add(expiresIn)}
-	h.unused[projectID]++
 	return tok, nil
-}
-
-// useToken takes t off its project's count of unused tokens.
-func (h *Handler) useToken(t *tempToken) {
-	if h.unused[t.project]--; h.unused[t.project] <= 0 {
-		delete(h.unused, t.project)
-	}
 }
 
 // MaxUnusedTokens caps the temporary tokens of one project that are
@@ -277,7 +300,7 @@ func (h *Handler) TokenHandler() http.Handler {
 		if secs < int64(d/time.Second) {
 			d = time.Duration(secs) * time.Second
 		}
-		tok, err := h.NewToken(project, d)
+		tok, err := h.newToken(r.Context(), project, d)
 		if errors.Is(err, ErrTooManyTokens) {
 			wire.WriteJSON(w, http.StatusTooManyRequests, ErrorMessage{Error: "too many unused temporary tokens; let some expire first"})
 			return
@@ -335,12 +358,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // returning the first message to send.
 func (h *Handler) open(ctx context.Context, r *http.Request) (*Session, Message, error) {
 	q := r.URL.Query()
-	project, tok, err := h.authorize(r, q.Get("token"))
+	id := sessionIDFromPath(r)
+	project, tokHash, err := h.authorize(ctx, r, q.Get("token"), id != "")
 	if err != nil {
 		return nil, nil, err
 	}
-	if id := sessionIDFromPath(r); id != "" {
-		s, err := h.resume(id, project, tok)
+	if id != "" {
+		s, err := h.resume(ctx, id, project, tokHash)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -351,136 +375,258 @@ func (h *Handler) open(ctx context.Context, r *http.Request) (*Session, Message,
 		return nil, nil, err
 	}
 	opts.ProjectID = project
+	s, err := h.startStream(ctx, project, func(ctx context.Context) (*Session, error) {
+		return NewSession(ctx, h.cfg, opts)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	now := h.cfg.Now()
+	rec := SessionRecord{
+		ID: s.id, Project: project, TokenHash: tokHash, Options: s.opts,
+		Started: s.started, ExpiresAt: s.expiresAt, State: StateBegins,
+		Owner: h.me, Attached: true, LeaseUntil: now.Add(h.cfg.SessionLease),
+		SilenceThreshold: DefaultSilenceThreshold,
+		PurgeAfter:       s.expiresAt.Add(max(endedRetention, h.cfg.ResumeGrace)),
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stateTimeout)
+	err = h.st.CreateSession(sctx, rec)
+	cancel()
+	if err != nil {
+		h.unreserve(project)
+		s.Abort(StateTerminated)
+		if errors.Is(err, ErrTokenUsed) {
+			return nil, nil, ErrNotAuthorized.with("Not Authorized: temporary token already used")
+		}
+		s.logf("session %s: recording it: %v", s.id, err)
+		return nil, nil, ErrRecognizer.with("could not record the session: the session store is unavailable")
+	}
+	rec.Version = 1
+	if err := h.register(s, rec); err != nil {
+		return nil, nil, err
+	}
+	return s, s.Begins(), nil
+}
 
+// startStream reserves a session slot of project (4102 beyond
+// MaxSessionsPerProject), runs newSession within Config.StreamWait (1013
+// when no recognizer stream frees up in time) and maps its errors to close
+// codes. On success the slot stays reserved until register or unreserve.
+func (h *Handler) startStream(ctx context.Context, project string, newSession func(context.Context) (*Session, error)) (*Session, error) {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		return nil, nil, ErrReconnectsExhausted.with("server is shutting down")
-	}
-	if tok != "" {
-		if t := h.tokens[tok]; t == nil || t.session != "" {
-			h.mu.Unlock()
-			return nil, nil, ErrNotAuthorized.with("Not Authorized: temporary token already used")
-		}
+		return nil, ErrReconnectsExhausted.with("server is shutting down")
 	}
 	if h.liveLocked(project) >= h.cfg.MaxSessionsPerProject {
 		h.mu.Unlock()
-		return nil, nil, ErrTooManyStreams.with("too many concurrent sessions: the limit is %d", h.cfg.MaxSessionsPerProject)
+		return nil, ErrTooManyStreams.with("too many concurrent sessions: the limit is %d", h.cfg.MaxSessionsPerProject)
 	}
 	// Reserve the slot while the stream opens.
 	h.pending[project]++
 	h.mu.Unlock()
 
 	sctx, cancel := context.WithTimeout(ctx, h.cfg.StreamWait)
-	s, err := NewSession(sctx, h.cfg, opts)
+	s, err := newSession(sctx)
 	busy := sctx.Err() != nil && ctx.Err() == nil
 	cancel()
+	if err == nil {
+		return s, nil
+	}
+	h.unreserve(project)
+	var ce *CloseError
+	if errors.As(err, &ce) {
+		return nil, err
+	}
+	if busy {
+		return nil, ErrReconnectsExhausted.with("no recognizer free within %v; try again later", h.cfg.StreamWait)
+	}
+	var pe *transcribe.ParamError
+	if errors.As(err, &pe) {
+		if pe.Field == "word_boost" {
+			return nil, ErrBadWordBoost.with("%s", pe.Error())
+		}
+		return nil, ErrBadSchema.with("%s", pe.Error())
+	}
+	return nil, ErrRecognizer.with("could not start a recognizer stream: %v", err)
+}
 
+// unreserve gives back a slot startStream reserved.
+func (h *Handler) unreserve(project string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.pending[project]--; h.pending[project] == 0 {
+	if h.pending[project]--; h.pending[project] <= 0 {
 		delete(h.pending, project)
 	}
-	if err != nil {
-		var ce *CloseError
-		if errors.As(err, &ce) {
-			return nil, nil, err
-		}
-		if busy {
-			return nil, nil, ErrReconnectsExhausted.with("no recognizer free within %v; try again later", h.cfg.StreamWait)
-		}
-		var pe *transcribe.ParamError
-		if errors.As(err, &pe) {
-			if pe.Field == "word_boost" {
-				return nil, nil, ErrBadWordBoost.with("%s", pe.Error())
-			}
-			return nil, nil, ErrBadSchema.with("%s", pe.Error())
-		}
-		s := fmt.Sprintf("could not start a recognizer stream: %v", err)
-		return nil, nil, ErrRecognizer.with("%s", s)
+}
+
+// register makes s (attached, with its record rec) one of this
+// process's sessions, in place of the slot startStream reserved.
+func (h *Handler) register(s *Session, rec SessionRecord) error {
+	h.mu.Lock()
+	if h.pending[rec.Project]--; h.pending[rec.Project] <= 0 {
+		delete(h.pending, rec.Project)
 	}
 	if h.closed {
+		h.mu.Unlock()
 		s.Abort(StateTerminated)
-		return nil, nil, ErrReconnectsExhausted.with("server is shutting down")
-	}
-	if tok != "" {
-		t := h.tokens[tok]
-		if t == nil || t.session != "" { // raced with another connection
-			s.Abort(StateTerminated)
-			return nil, nil, ErrNotAuthorized.with("Not Authorized: temporary token already used")
-		}
-		t.session = s.id
-		h.useToken(t)
-		s.token = tok
+		return ErrReconnectsExhausted.with("server is shutting down")
 	}
 	s.attached = true
 	h.sessions[s.id] = s
-	return s, s.Begins(), nil
+	h.recs[s.id] = rec
+	h.mu.Unlock()
+	return nil
 }
 
-// authorize returns the project of a token or API key; tok is the token
-// when one was used.
-func (h *Handler) authorize(r *http.Request, tok string) (project, usedToken string, err error) {
-	if tok != "" {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		t := h.tokens[tok]
-		if t == nil {
+// authorize returns the project of a token or API key, and the token's
+// hash when a token was used. resume says whether the connection resumes
+// a session: a used token may resume its own session (resume checks
+// which), an unused one only start one.
+func (h *Handler) authorize(ctx context.Context, r *http.Request, tok string, resume bool) (project, tokHash string, err error) {
+	if tok == "" {
+		project, ok := h.cfg.Authenticate(r)
+		if !ok {
 			return "", "", ErrNotAuthorized
 		}
-		if t.session == "" && h.cfg.Now().After(t.expires) {
-			return "", "", ErrNotAuthorized.with("Not Authorized: temporary token expired")
-		}
-		return t.project, tok, nil
+		return project, "", nil
 	}
-	project, ok := h.cfg.Authenticate(r)
-	if !ok {
+	hash := TokenHash(tok)
+	sctx, cancel := context.WithTimeout(ctx, stateTimeout)
+	defer cancel()
+	t, err := h.st.Token(sctx, hash)
+	if errors.Is(err, ErrStateNotFound) {
 		return "", "", ErrNotAuthorized
 	}
-	return project, "", nil
+	if err != nil {
+		return "", "", ErrRecognizer.with("could not check the token: the session store is unavailable")
+	}
+	if t.Session == "" && h.cfg.Now().After(t.Expires) {
+		return "", "", ErrNotAuthorized.with("Not Authorized: temporary token expired")
+	}
+	if t.Session != "" && !resume {
+		return "", "", ErrNotAuthorized.with("Not Authorized: temporary token already used")
+	}
+	return t.Project, hash, nil
 }
 
-func (h *Handler) resume(id, project, tok string) (*Session, error) {
+// resume claims session id for this connection: the record in State
+// decides (4004, 4001, 4008, 4010, 4030, 1013), and a claim (a
+// compare-and-swap of the record) makes this process its owner. The
+// session continues on the recognizer stream this process still holds
+// when it held the session all along, else on a fresh stream that
+// continues the recorded audio position (restoreSession).
+func (h *Handler) resume(ctx context.Context, id, project, tokHash string) (*Session, error) {
+	sctx, cancel := context.WithTimeout(ctx, stateTimeout)
+	defer cancel()
+	var prev, claimed SessionRecord
+	for attempt := 0; ; attempt++ {
+		rec, err := h.st.GetSession(sctx, id)
+		if errors.Is(err, ErrStateNotFound) {
+			return nil, ErrSessionNotFound.with("Session not found: %s", id)
+		}
+		if err != nil {
+			return nil, ErrRecognizer.with("could not read the session: the session store is unavailable")
+		}
+		now := h.cfg.Now()
+		if rec.Project != project || !now.Before(rec.PurgeAfter) {
+			return nil, ErrSessionNotFound.with("Session not found: %s", id)
+		}
+		if tokHash != "" && rec.TokenHash != tokHash {
+			return nil, ErrNotAuthorized.with("Not Authorized: the token belongs to another session")
+		}
+		h.mu.Lock()
+		local := h.sessions[id]
+		owned := local != nil && h.recs[id].Owner == h.me
+		localAttached := owned && local.attached
+		h.mu.Unlock()
+		if owned && local.State().Ended() {
+			// Ended here, and perhaps not recorded yet.
+			rec.State = local.State()
+		}
+		switch {
+		case rec.State == StateExpired:
+			h.endLocal(id, StateExpired)
+			return nil, ErrSessionExpired
+		case rec.State == StateTerminated:
+			h.endLocal(id, StateTerminated)
+			return nil, ErrSessionClosed
+		case !now.Before(rec.ExpiresAt):
+			h.endRecord(sctx, rec, StateExpired)
+			return nil, ErrSessionExpired
+		case localAttached || rec.Attached && now.Before(rec.LeaseUntil):
+			return nil, ErrUniqueSession.with("session %s already has a connection", id)
+		case now.Sub(detachedSince(rec)) >= h.cfg.ResumeGrace:
+			h.endRecord(sctx, rec, StateExpired)
+			return nil, ErrSessionExpired.with("Session Expired: not resumed within %v", h.cfg.ResumeGrace)
+		case rec.Resumes >= h.cfg.MaxResumes:
+			h.endRecord(sctx, rec, StateTerminated)
+			return nil, ErrReconnectsExhausted.with("reconnect attempts exhausted: a session may be resumed %d times", h.cfg.MaxResumes)
+		}
+		next := rec
+		next.Resumes++
+		next.Owner = h.me
+		next.Attached = true
+		next.LeaseUntil = now.Add(h.cfg.SessionLease)
+		out, err := h.st.UpdateSession(sctx, next)
+		if errors.Is(err, ErrStateConflict) && attempt < 5 {
+			continue // another process wrote meanwhile: decide again
+		}
+		if err != nil {
+			return nil, ErrRecognizer.with("could not claim the session: the session store is unavailable")
+		}
+		prev, claimed = rec, out
+		break
+	}
+
+	// The same stream, when this process held the session all along.
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	s := h.sessions[id]
-	if s == nil || s.opts.ProjectID != project {
-		return nil, ErrSessionNotFound.with("Session not found: %s", id)
+	local := h.sessions[id]
+	if local != nil && prev.Owner == h.me && h.recs[id].Version == prev.Version && !local.State().Ended() {
+		local.attached = true
+		h.recs[id] = claimed
+		h.mu.Unlock()
+		local.touch(h.cfg.Now())
+		return local, nil
 	}
-	if tok != "" && s.token != tok {
-		return nil, ErrNotAuthorized.with("Not Authorized: the token belongs to another session")
+	if local != nil {
+		delete(h.sessions, id)
+		delete(h.recs, id)
 	}
-	now := h.cfg.Now()
-	switch st := s.State(); {
-	case st == StateExpired:
-		return nil, ErrSessionExpired
-	case st == StateTerminated:
-		return nil, ErrSessionClosed
-	case !now.Before(s.expiresAt):
-		s.Abort(StateExpired)
-		return nil, ErrSessionExpired
-	case s.attached:
-		return nil, ErrUniqueSession.with("session %s already has a connection", id)
-	case now.Sub(s.detachAt) >= h.cfg.ResumeGrace:
-		s.Abort(StateExpired)
-		return nil, ErrSessionExpired.with("Session Expired: not resumed within %v", h.cfg.ResumeGrace)
-	case s.resumes >= h.cfg.MaxResumes:
-		s.Abort(StateTerminated)
-		return nil, ErrReconnectsExhausted.with("reconnect attempts exhausted: a session may be resumed %d times", h.cfg.MaxResumes)
+	h.mu.Unlock()
+	if local != nil {
+		local.Abort(StateTerminated) // a stale copy: release its stream
 	}
-	s.resumes++
-	s.attached = true
-	s.mu.Lock()
-	s.lastAudio = now
-	s.mu.Unlock()
+	s, err := h.startStream(ctx, project, func(ctx context.Context) (*Session, error) {
+		return restoreSession(ctx, h.cfg, claimed)
+	})
+	if err == nil {
+		err = h.register(s, claimed)
+	}
+	if err != nil {
+		// Give the claim back as it was: detached since when it was,
+		// the failed attempt not counted.
+		back := prev
+		back.Version = claimed.Version
+		bctx, bcancel := context.WithTimeout(context.WithoutCancel(ctx), stateTimeout)
+		if _, berr := h.st.UpdateSession(bctx, back); berr != nil && h.cfg.Logf != nil {
+			h.cfg.Logf("session %s: giving the claim back: %v", id, berr)
+		}
+		bcancel()
+		return nil, err
+	}
+	s.logf("session %s: resumed on this process (held by %s before)", id, prev.Owner)
 	return s, nil
 }
 
+// detach marks s as having no connection (or, for an ended session, as
+// done with its connection) and writes its record.
 func (h *Handler) detach(s *Session) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	s.attached = false
 	s.detachAt = h.cfg.Now()
+	h.mu.Unlock()
+	h.syncSession(s)
 }
 
 // parseQuery reads the session options of a new session.
@@ -668,23 +814,28 @@ func (h *Handler) run(ctx context.Context, conn *wsConn, s *Session) {
 			msgs, err = s.Tick()
 		}
 		if werr := conn.send(ctx, msgs...); werr != nil {
-			if err == nil && !s.State().Ended() {
-				h.detach(s)
-			}
+			h.detach(s)
 			return
 		}
 		if err != nil {
 			if errors.Is(err, ErrSessionEnded) {
 				err = ErrSessionClosed
+				if h.Session(s.id) != s {
+					// Another process took the session over (this one
+					// lost its lease) or ended it.
+					err = ErrUniqueSession.with("the session continues on another connection")
+				}
 			}
-			conn.fail(ctx, err)
+			// The record first: a client that reconnects as soon as it
+			// sees the close finds the session's end recorded.
 			h.detach(s)
+			conn.fail(ctx, err)
 			return
 		}
 		if s.State().Ended() {
 			// terminate_session: SessionTerminated was the last message.
-			_ = conn.c.Close(websocket.StatusNormalClosure, "")
 			h.detach(s)
+			_ = conn.c.Close(websocket.StatusNormalClosure, "")
 			return
 		}
 	}

@@ -624,7 +624,7 @@ func TestEndedSessionsAreForgotten(t *testing.T) {
 	waitFor(t, func() bool { return s.h.Session(id) == nil })
 	expectClose(t, s.dial("/v2/realtime/ws/"+id, nil, "key-a"), CloseSessionNotFound)
 	// Unused tokens go when they expire.
-	waitFor(t, func() bool { s.h.mu.Lock(); defer s.h.mu.Unlock(); return s.h.tokens[tok] == nil })
+	waitFor(t, func() bool { _, err := s.h.st.Token(context.Background(), TokenHash(tok)); return errors.Is(err, ErrStateNotFound) })
 }
 
 func TestHandlerCloseEndsConnections(t *testing.T) {
@@ -710,13 +710,10 @@ func TestUnusedTokensAreCapped(t *testing.T) {
 	// Other projects are not affected; expiry frees the quota.
 	s.token("key-b", 60)
 	s.clock.Advance(2 * time.Minute)
-	waitFor(t, func() bool { s.h.mu.Lock(); defer s.h.mu.Unlock(); return s.h.unused["proj-a"] == 0 })
+	waitFor(t, func() bool { return s.h.st.(*MemoryState).unused("proj-a", s.clock.Now()) == 0 })
 	tok := s.token("key-a", 60)
 	begin(t, s, "", url.Values{"token": {tok}})
-	s.h.mu.Lock()
-	n := s.h.unused["proj-a"]
-	s.h.mu.Unlock()
-	if n != 0 {
+	if n := s.h.st.(*MemoryState).unused("proj-a", s.clock.Now()); n != 0 {
 		t.Fatalf("%d unused after use", n)
 	}
 }
