@@ -624,7 +624,10 @@ func TestEndedSessionsAreForgotten(t *testing.T) {
 	waitFor(t, func() bool { return s.h.Session(id) == nil })
 	expectClose(t, s.dial("/v2/realtime/ws/"+id, nil, "key-a"), CloseSessionNotFound)
 	// Unused tokens go when they expire.
-	waitFor(t, func() bool { _, err := s.h.st.Token(context.Background(), TokenHash(tok)); return errors.Is(err, ErrStateNotFound) })
+	waitFor(t, func() bool {
+		_, err := s.h.st.Token(context.Background(), TokenHash(tok))
+		return errors.Is(err, ErrStateNotFound)
+	})
 }
 
 func TestHandlerCloseEndsConnections(t *testing.T) {
