@@ -108,13 +108,7 @@ func New(cfg Config) *Metrics {
 	m.poolInUse = f.gaugeVec("earshot_decoders_in_use", "Recognizer decoders serving a recognition or stream now, by pool.", "pool")
 	m.poolSize = f.gaugeVec("earshot_decoders", "The most decoders a pool may hold, by pool.", "pool")
 
-	for _, e := range cfg.Engines {
-		for _, o := range transcribe.JobOutcomes() {
-			m.jobs.WithLabelValues(string(o), e)
-		}
-		m.jobsSubmitted.WithLabelValues(e)
-		m.audio.WithLabelValues(e)
-	}
+	m.AddEngines(cfg.Engines...)
 	for _, o := range []webhook.Outcome{webhook.Delivered, webhook.Retry, webhook.Fail} {
 		m.webhookAttempts.WithLabelValues(o.String())
 	}
@@ -123,6 +117,18 @@ func New(cfg Config) *Metrics {
 	}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// AddEngines makes the job series of the named engines exist (at 0)
+// before their first job, like Config.Engines.
+func (m *Metrics) AddEngines(names ...string) {
+	for _, e := range names {
+		for _, o := range transcribe.JobOutcomes() {
+			m.jobs.WithLabelValues(string(o), e)
+		}
+		m.jobsSubmitted.WithLabelValues(e)
+		m.audio.WithLabelValues(e)
+	}
 }
 
 // factory makes collectors registered on reg.
