@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -224,11 +225,19 @@ func resolve(doc any, ptr string) any {
 	cur := doc
 	for _, seg := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
 		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		if cur, ok = m[seg]; !ok {
+		switch x := cur.(type) {
+		case map[string]any:
+			var ok bool
+			if cur, ok = x[seg]; !ok {
+				return nil
+			}
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			cur = x[i]
+		default:
 			return nil
 		}
 	}
@@ -263,7 +272,7 @@ func TestEnumerationsMatchTranscribe(t *testing.T) {
 		"/components/schemas/LanguageCode/enum":                                              transcribe.LanguageCodes(),
 		"/components/schemas/PiiPolicy/enum":                                                 transcribe.PIIPolicies(),
 		"/components/schemas/EntityType/enum":                                                transcribe.PIIPolicies(),
-		"/components/schemas/SpeechModel/enum":                                               transcribe.KnownSpeechModels(),
+		"/components/schemas/SpeechModel/anyOf/0/enum":                                       transcribe.KnownSpeechModels(),
 		"/components/schemas/SummaryType/enum":                                               transcribe.Strings(transcribe.SummaryTypes()),
 		"/components/schemas/SummaryModel/enum":                                              transcribe.Strings(transcribe.SummaryModels()),
 		"/components/schemas/SubstitutionPolicy/enum":                                        transcribe.Strings(transcribe.SubstitutionPolicies()),

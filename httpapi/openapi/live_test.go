@@ -145,7 +145,7 @@ func (c *checker) check(q req, hres *http.Response, out res) {
 	c.t.Helper()
 	what := q.method + " " + q.target
 	if out.status != q.status {
-		c.t.Errorf("%s: status %d, want %d: %.300s", what, out.status, q.status, out.body)
+		c.t.Errorf("%s: status %d, want %d: %.300s\nrequest body: %.300s", what, out.status, q.status, out.body, q.body)
 		return
 	}
 	tmpl := c.spec.template(q.target)
@@ -352,6 +352,7 @@ func TestLiveResponsesMatchDocument(t *testing.T) {
 		"language_detection_options":{"expected_languages":["en"],"fallback_language":"en","code_switching":true,
 		"code_switching_confidence_threshold":0.5,"localization":["en_uk"],"on_no_speech_detected":"fallback"}}`)
 	pro := submit(`{"audio_url":"` + c.upload(key1, mono) + `","speech_model":"slam-1","prompt":"A call about payments.","keyterms_prompt":["Sarah"]}`)
+	submit(`{"audio_url":"https://media.earshot.invalid/c.wav","speech_models":["whisper","nano"]}`)
 	multi := submit(`{"audio_url":"` + c.upload(key1, wav(t, 3, 2)) + `","multichannel":true}`)
 	dual := submit(`{"audio_url":"` + c.upload(key1, wav(t, 3, 2)) + `","dual_channel":true,"punctuate":null}`)
 	redactMP3 := submit(`{"audio_url":"` + c.upload(key1, mono) + `","redact_pii":true,"redact_pii_policies":["person_name","money_amount"],"redact_pii_audio":true}`)
@@ -363,7 +364,7 @@ func TestLiveResponsesMatchDocument(t *testing.T) {
 	c.do(req{method: "DELETE", target: "/v2/transcript/" + deleteEarly, key: key1, status: 200})
 
 	other := c.upload(key2, mono)
-	long := `{"audio_url":"https://x.earshot.invalid/` + strings.Repeat("a", 2<<20) + `"}`
+	long := `{"audio_url":"https://x.earshot.invalid/a.wav","ignored":"` + strings.Repeat("a", 2<<20) + `"}`
 	var terms []string
 	for i := 0; i < 1001; i++ {
 		terms = append(terms, fmt.Sprintf(`"term%d"`, i))
@@ -388,7 +389,12 @@ func TestLiveResponsesMatchDocument(t *testing.T) {
 		{`{"audio_url":"https://x.earshot.invalid/a b.wav"}`, 400, true},
 		{`{"audio_url":"https://x.earshot.invalid/a.wav","audio_start_from":-1}`, 400, true},
 		{`{"audio_url":"https://x.earshot.invalid/a.wav","audio_start_from":500,"audio_end_at":500}`, 400, false},
-		{`{"audio_url":"https://x.earshot.invalid/a.wav","speech_model":"whisper"}`, 400, true},
+		{`{"audio_url":"https://x.earshot.invalid/a.wav","speech_model":"whisper"}`, 400, false},
+		{`{"audio_url":"https://x.earshot.invalid/a.wav","speech_model":"` + strings.Repeat("m", 101) + `"}`, 400, true},
+		{`{"audio_url":"https://x.earshot.invalid/a.wav","speech_models":["whisper","parakeet"]}`, 400, false},
+		{`{"audio_url":"https://x.earshot.invalid/a.wav","language_code":"fr"}`, 400, false},
+		{`{"audio_url":"https://x.earshot.invalid/a.wav","speech_model":"best","prompt":"context"}`, 400, true},
+		{`{"audio_url":"https://x.earshot.invalid/` + strings.Repeat("a", 8200) + `"}`, 400, true},
 		{`{"audio_url":"https://x.earshot.invalid/a.wav","speech_models":[" "]}`, 400, true},
 		{`{"audio_url":"https://x.earshot.invalid/a.wav","speech_threshold":1.5}`, 400, true},
 		{`{"audio_url":"https://x.earshot.invalid/a.wav","temperature":-0.1}`, 400, true},
@@ -397,7 +403,8 @@ func TestLiveResponsesMatchDocument(t *testing.T) {
 		{`{"audio_url":"https://x.earshot.invalid/a.wav","auto_chapters":true,"speech_model":"nano"}`, 400, true},
 		{`{"audio_url":"https://x.earshot.invalid/a.wav","summary_type":"long"}`, 400, true},
 		{`{"audio_url":"https://x.earshot.invalid/a.wav","summary_model":"terse"}`, 400, true},
-		{`{"audio_url":"https://x.earshot.invalid/a.wav","content_safety_confidence":10}`, 400, true},
+		{`{"audio_url":"https://x.earshot.invalid/a.wav","content_safety":true,"content_safety_confidence":10}`, 400, true},
+		{`{"audio_url":"https://x.earshot.invalid/a.wav","content_safety_confidence":10}`, 200, false}, // ignored without content_safety
 		{`{"audio_url":"https://x.earshot.invalid/a.wav","custom_spelling":[{"from":[],"to":"x"}]}`, 400, true},
 		{`{"audio_url":"https://x.earshot.invalid/a.wav","custom_spelling":[{"from":["a b c d e f"],"to":"x"}]}`, 400, true},
 		{`{"audio_url":"https://x.earshot.invalid/a.wav","custom_spelling":[{"from":["a"],"to":"two words"}]}`, 400, true},
@@ -716,8 +723,7 @@ func (c *checker) waitDone(key, id string) string {
 }
 
 // truncatedUpload sends an upload whose body stops short of its
-// Content-Length (the client went away): 500, because the server sees the
-// request's context cancelled when the connection ends.
+// Content-Length (the client went away): 422 text/plain.
 func (c *checker) truncatedUpload(key string) {
 	c.t.Helper()
 	u, _ := url.Parse(c.base)
@@ -730,7 +736,7 @@ func (c *checker) truncatedUpload(key string) {
 	part := bytes.Repeat([]byte{1}, 1000)
 	conn.Write(part)
 	conn.(*net.TCPConn).CloseWrite()
-	q := req{method: "POST", target: "/v2/upload", key: key, body: part, ctype: "application/octet-stream", status: 500}
+	q := req{method: "POST", target: "/v2/upload", key: key, body: part, ctype: "application/octet-stream", status: 422}
 	hres, err := http.ReadResponse(bufio.NewReader(conn), c.newRequest(q))
 	if err != nil {
 		c.t.Fatal(err)
@@ -741,8 +747,7 @@ func (c *checker) truncatedUpload(key string) {
 }
 
 // stalledUpload sends part of an upload and then nothing: the server
-// gives up after its body idle timeout, with 500 (the read deadline ends
-// the request's context, so httpapi does not take the 422 branch).
+// gives up after its body idle timeout with 422 text/plain.
 func (c *checker) stalledUpload(key string, idle time.Duration) {
 	c.t.Helper()
 	u, _ := url.Parse(c.base)
@@ -755,7 +760,7 @@ func (c *checker) stalledUpload(key string, idle time.Duration) {
 	part := bytes.Repeat([]byte{1}, 1000)
 	conn.Write(part)
 	conn.SetReadDeadline(time.Now().Add(idle + 10*time.Second))
-	q := req{method: "POST", target: "/v2/upload", key: key, body: part, ctype: "application/octet-stream", status: 500}
+	q := req{method: "POST", target: "/v2/upload", key: key, body: part, ctype: "application/octet-stream", status: 422}
 	start := time.Now()
 	hres, err := http.ReadResponse(bufio.NewReader(conn), c.newRequest(q))
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/httpapi/openapi"
 	"github.com/earshot-dev/earshot/realtime"
+	"github.com/earshot-dev/earshot/storage/localfs"
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/media"
@@ -47,7 +48,7 @@ type serverOptions struct {
 }
 
 // server is a running Earshot API: a real httpapi.API over a real
-// transcribe.Service (in-memory store, fake batch recognizer, real decoder
+// transcribe.Service (in-memory store, blobs in files, fake batch recognizer, real decoder
 // and feature pipeline, real webhook notifier) plus a real realtime.Handler
 // over a fake streaming recognizer, on an httptest.Server.
 type server struct {
@@ -64,7 +65,13 @@ func newServer(t testing.TB, o serverOptions) *server {
 	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	fault := new(faults)
-	blobs := &faultyBlobs{BlobStore: memory.NewBlobStore(), f: fault}
+	// Blobs on disk, as the reference server keeps them (storage/memory's
+	// BlobStore stores a body that ends early as if it were complete).
+	files, err := localfs.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs := &faultyBlobs{BlobStore: files, f: fault}
 	dec, err := media.NewDecoder(media.Config{})
 	if err != nil {
 		t.Fatal(err)

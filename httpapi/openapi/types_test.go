@@ -103,7 +103,7 @@ func TestResultTypesMatchSchemas(t *testing.T) {
 		}
 		r, _ := http.NewRequest("GET", "http://127.0.0.1:8080"+c.path, nil)
 		r.Header.Set("Authorization", key1)
-		res := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+		res := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"c0ffee"}},
 			Body: io.NopCloser(bytes.NewReader(body)), Request: r}
 		if ok, errs := s.v.ValidateHttpResponse(r, res); !ok {
 			t.Errorf("%s: %s does not match the document:%s", c.path, body, describe(errs))
