@@ -48,8 +48,9 @@
 // transcript is deleted (Service.Delete: content, upload and artifacts)
 // before its answer is written, and an upload stored for a request that
 // is then refused is removed too (the Service has no call for dropping an
-// unused upload, so it is attached to a transcript deleted at once). The
-// deleted records stay in the AssemblyAI API's list, without content.
+// unused upload, so it is attached to a transcript deleted at once). A
+// deleted transcript leaves a content-free record (id, status, duration,
+// times) that the AssemblyAI API's list does not show.
 //
 // A client that goes away cancels nothing, it only stops waiting: its job
 // runs on and its transcript is deleted once final. Past Config.Timeout

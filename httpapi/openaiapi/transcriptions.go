@@ -364,10 +364,10 @@ func (h *Handler) remove(project, id string) {
 // discardUpload removes an upload that no transcript will use (the
 // request was refused after the file was stored). The Service has no call
 // for that, so the upload is attached to a transcript with default
-// parameters that is deleted at once, which removes the upload; the
-// deleted transcript stays listed on the AssemblyAI API, content-free,
-// like every transcript this handler served. Should that fail, the
-// Service's janitor removes the upload after its UploadTTL.
+// parameters that is deleted at once, which removes the upload (and
+// leaves a content-free record, like every transcript this handler
+// serves). Should that fail, the Service's janitor removes the upload
+// after its UploadTTL.
 func (h *Handler) discardUpload(project, uploadID string) {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
