@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -43,6 +44,8 @@ func Need(t testing.TB, programs ...string) {
 	}
 }
 
+var tmpSeq atomic.Int64
+
 func cached(name string, make func(path string) error) (string, error) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -51,7 +54,10 @@ func cached(name string, make func(path string) error) (string, error) {
 	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
 		return path, nil
 	}
-	tmp := path + ".tmp" + filepath.Ext(name)
+	// Test binaries of several packages run at once and share the cache:
+	// each makes its own temporary file and renames it into place, so a
+	// reader never sees a half-written file and writers never collide.
+	tmp := fmt.Sprintf("%s.tmp%d-%d%s", path, os.Getpid(), tmpSeq.Add(1), filepath.Ext(name))
 	if err := make(tmp); err != nil {
 		os.Remove(tmp)
 		return "", err
