@@ -42,6 +42,24 @@
 // and URLs are never written in clear; the list fields (audio_url, error)
 // are sealed apart, so a list page never opens whole transcripts.
 //
+// Engines: Config.Engines names the speech engines; a request's
+// speech_model (or, failing that, the first of speech_models the Service
+// knows) picks one by name or alias, and the API's own model names that
+// no engine claims ("best", "nano", ...) go to the first. The transcript
+// echoes the effective speech_model; an unknown name, or a language the
+// chosen engine does not speak, is a 400 naming the engines that would do.
+//
+// Media: the fetched or uploaded file is decoded as a stream into a spool
+// file of 16-bit PCM (spool.go), so a job holds a few buffers in memory
+// however long its audio; a WAV or FLAC header declaring more than
+// MaxMediaDuration (duration × channels) is refused before any decoding.
+// audio_duration is the media's length rounded to the nearest whole
+// second, at least 1 (the real API sends an integer). An engine that can
+// read the file itself (FileRecognizer) is handed it when no trimming or
+// channel split is asked for. Audio longer than 90 s is cut at pauses
+// (SplitAtPauses) into pieces of at most 60 s, recognized in parallel
+// (Config.PieceParallelism) and joined with their offsets.
+//
 // Attempts: a job that crashes its speech engine (an error wrapping
 // ErrEngineCrashed, which isolated engines return) is retried once and
 // then ends in error, never to be resumed. A job interrupted from outside
