@@ -64,13 +64,13 @@ type TranscriptParams struct {
 	Topics                  []string        `json:"topics"`
 	SpeechUnderstanding     json.RawMessage `json:"speech_understanding"`
 
-	RedactPII             *bool           `json:"redact_pii"`
-	RedactPIIAudio        *bool           `json:"redact_pii_audio"`
-	RedactPIIAudioQuality *AudioQuality   `json:"redact_pii_audio_quality"`
-	RedactPIIAudioOptions json.RawMessage `json:"redact_pii_audio_options"`
-	RedactPIIPolicies     []string        `json:"redact_pii_policies"`
+	RedactPII             *bool               `json:"redact_pii"`
+	RedactPIIAudio        *bool               `json:"redact_pii_audio"`
+	RedactPIIAudioQuality *AudioQuality       `json:"redact_pii_audio_quality"`
+	RedactPIIAudioOptions json.RawMessage     `json:"redact_pii_audio_options"`
+	RedactPIIPolicies     []string            `json:"redact_pii_policies"`
 	RedactPIISub          *SubstitutionPolicy `json:"redact_pii_sub"`
-	RedactStaticEntities  json.RawMessage `json:"redact_static_entities"`
+	RedactStaticEntities  json.RawMessage     `json:"redact_static_entities"`
 
 	WebhookURL             *string `json:"webhook_url"`
 	WebhookAuthHeaderName  *string `json:"webhook_auth_header_name"`

@@ -87,4 +87,6 @@ type nopBlobs struct{ BlobStore }
 type nopDec struct{ Decoder }
 type nopRec struct{ Recognizer }
 
-func (nopRec) Features() RecognizerFeatures { return RecognizerFeatures{SampleRate: 16000, Languages: []string{"en"}} }
+func (nopRec) Features() RecognizerFeatures {
+	return RecognizerFeatures{SampleRate: 16000, Languages: []string{"en"}}
+}

@@ -244,7 +244,6 @@ func (d *Decoder) decodeTo(ctx context.Context, path string, sampleRate int, kee
 	return d.decodeFFmpeg(ctx, path, sampleRate, keepChannels, sink)
 }
 
-
 // toMediaError makes a decoding error a *transcribe.MediaError.
 func toMediaError(err error) error {
 	var me *transcribe.MediaError
