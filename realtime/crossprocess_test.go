@@ -270,7 +270,11 @@ func TestGoSDKResumeAcrossProcesses(t *testing.T) {
 	waitFor(t, func() bool { ev1.mu.Lock(); defer ev1.mu.Unlock(); return len(ev1.finals) > 0 })
 	// A's connections break (its network, its load balancer).
 	proxyA.breakAll()
-	waitFor(t, func() bool { hA.mu.Lock(); defer hA.mu.Unlock(); return hA.sessions[id] != nil && !hA.sessions[id].attached })
+	waitFor(t, func() bool {
+		hA.mu.Lock()
+		defer hA.mu.Unlock()
+		return hA.sessions[id] != nil && !hA.sessions[id].attached
+	})
 
 	ev2 := &sdkEvents{}
 	rt2 := aai.NewRealTimeClientWithOptions(aai.WithRealTimeBaseURL(wsB+"/"+id), aai.WithRealTimeAuthToken(*tok.Token),
