@@ -121,6 +121,13 @@ type Config struct {
 	// Default 10 s.
 	StreamWait time.Duration
 
+	// Admission decides whether a new session may start; a refused
+	// connection is closed with 1013 at once, before any wait for the
+	// recognizer. Default: a LoadAdmission with LoadAdmissionConfig's
+	// defaults (sized from runtime.NumCPU() and the cost it measures,
+	// one per Handler). AdmitAll turns admission control off.
+	Admission Admission
+
 	// PingInterval is how often the server pings the client. A client
 	// that neither answers within the interval nor sent a frame for two
 	// intervals is treated as gone (its session waits for a resume), so a
@@ -217,6 +224,12 @@ func (c Config) withDefaults() Config {
 	if c.SpeechRMS == 0 {
 		c.SpeechRMS = 300
 	}
+	if c.Admission == nil {
+		c.Admission, _ = NewLoadAdmission(LoadAdmissionConfig{}) // the defaults are valid
+	}
+	// Streams opened for an admitted session report their calls to its
+	// Ticket (admission.go).
+	c.Recognizer = metered(c.Recognizer)
 	return c
 }
 

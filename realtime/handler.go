@@ -427,7 +427,7 @@ func (h *Handler) startStream(ctx context.Context, project string, newSession fu
 	h.mu.Unlock()
 
 	sctx, cancel := context.WithTimeout(ctx, h.cfg.StreamWait)
-	s, err := newSession(sctx)
+	s, err := h.admitted(sctx, newSession) // asks Config.Admission (admission.go)
 	busy := sctx.Err() != nil && ctx.Err() == nil
 	cancel()
 	if err == nil {

@@ -1,0 +1,419 @@
+package realtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+// Admission decides whether the Handler opens one more session. The
+// Handler asks it when a new session is about to open its recognizer
+// stream (resumes are not asked: their session already holds a stream),
+// before waiting for the recognizer, so a refusal is immediate. A refused
+// connection gets {"error": ...} with the error's text and closes with
+// 1013 (Temporary server condition forced blocking client's request); an
+// error that is a *CloseError is sent as it is.
+//
+// Implementations must be safe for concurrent use. LoadAdmission is the
+// default; AdmitAll admits every session.
+type Admission interface {
+	// Admit decides on one new session now, without waiting. It returns a
+	// Ticket for an admitted session, or an error saying why not
+	// (ErrAtCapacity, or a *CapacityError wrapping it, for the default).
+	Admit() (Ticket, error)
+}
+
+// Ticket is an admitted session's account with its Admission. The Handler
+// reports through it every call the session makes into its recognizer
+// stream, and releases it when the stream is closed (or could not be
+// opened). Its methods are called from one goroutine at a time per
+// ticket, but tickets of different sessions are used concurrently.
+type Ticket interface {
+	// Enter is called as the session calls into its recognizer stream
+	// (Write, Partial, EndUtterance, Close).
+	Enter()
+	// Leave is called when that call returns, with the audio it handed to
+	// the recognizer (Write) or 0.
+	Leave(audio time.Duration)
+	// Release is called once, when the session's stream has been closed
+	// or could not be opened. Enter and Leave are not called after it.
+	Release()
+}
+
+// ErrAtCapacity is wrapped by the *CapacityError LoadAdmission returns
+// when it refuses a session.
+var ErrAtCapacity = errors.New("realtime: the server is at capacity")
+
+// CapacityError says why LoadAdmission refused a session.
+type CapacityError struct {
+	Live     int     // sessions holding a recognizer stream
+	Capacity int     // sessions the cores carry at the measured cost
+	Cost     float64 // measured (or initial) cost, CPU-seconds per audio second
+	Cores    int
+	Headroom float64
+	// MaxSessions is set when the refusal came from
+	// LoadAdmissionConfig.MaxSessions rather than the cost.
+	MaxSessions int
+}
+
+func (e *CapacityError) Error() string {
+	if e.MaxSessions > 0 {
+		return fmt.Sprintf("the server is at capacity: %d live sessions, the most it runs; try again later", e.Live)
+	}
+	return fmt.Sprintf("the server is at capacity: %d live sessions fill %.0f%% of %d cores at %.3f CPU-seconds per audio second; try again later",
+		e.Live, e.Headroom*100, e.Cores, e.Cost)
+}
+
+// Unwrap returns ErrAtCapacity.
+func (e *CapacityError) Unwrap() error { return ErrAtCapacity }
+
+// AdmitAll is an Admission that admits every session: only the
+// recognizer (a pool that makes new sessions wait Config.StreamWait for a
+// free decoder) and MaxSessionsPerProject bound them.
+var AdmitAll Admission = admitAll{}
+
+type admitAll struct{}
+
+func (admitAll) Admit() (Ticket, error) { return noTicket{}, nil }
+
+type noTicket struct{}
+
+func (noTicket) Enter()              {}
+func (noTicket) Leave(time.Duration) {}
+func (noTicket) Release()            {}
+
+// Defaults of LoadAdmissionConfig.
+const (
+	DefaultHeadroom    = 0.9
+	DefaultInitialCost = 0.2
+	DefaultCostWindow  = 2 * time.Second
+)
+
+// LoadAdmissionConfig configures a LoadAdmission. Zero values mean the
+// documented default.
+type LoadAdmissionConfig struct {
+	// Cores is how many CPU cores the sessions' recognizers may use.
+	// Default runtime.NumCPU().
+	Cores int
+	// Headroom is the fraction of Cores that admitted sessions may fill
+	// (0 < Headroom <= 1). Default DefaultHeadroom (0.9).
+	Headroom float64
+	// InitialCost is the cost, in CPU-seconds per second of audio, assumed
+	// until the first measurement (one Window with at least a second of
+	// audio). Default DefaultInitialCost (0.2; pocketsphinx measures
+	// 0.15 on a 2-core VM, so the default errs on the side of refusing
+	// during a burst at start-up).
+	InitialCost float64
+	// MaxSessions caps live sessions whatever the cost: set it to the
+	// recognizer's stream capacity (pool size) so that a session beyond it
+	// is refused at once rather than after Config.StreamWait. Default 0:
+	// no cap.
+	MaxSessions int
+	// Window is how much time one cost measurement covers; measurements
+	// are smoothed (each new window weighs one half). Default
+	// DefaultCostWindow (2 s).
+	Window time.Duration
+	// Now is the clock that times recognizer calls. Default time.Now (a
+	// real clock: the cost is real time, unlike Config.Now).
+	Now func() time.Time
+}
+
+// LoadAdmission admits a new session only while the measured cost of
+// recognition leaves room for it on the cores: with cost c (CPU-seconds
+// per second of audio) it runs at most Headroom × Cores ÷ c sessions
+// (at least one), and refuses the next with a *CapacityError.
+//
+// The cost is measured from the sessions' own recognizer calls, which is
+// what works for engines in this process and in worker processes alike:
+// over each Window it takes the time during which sessions were inside a
+// call, counting at most Cores calls at once (k sessions busy at the same
+// moment use min(k, Cores) cores), and divides it by the audio those
+// sessions handed to their recognizers. On a machine that runs nothing
+// else this is the recognizers' CPU time; when other work competes for the
+// cores, calls take longer and the cost rises with them, so the capacity
+// shrinks to what the machine really gives. Sessions waiting for a core
+// behind each other are not counted twice, so the estimate does not
+// collapse as the sessions it admitted fill the machine.
+//
+// A LoadAdmission is safe for concurrent use and starts no goroutines.
+type LoadAdmission struct {
+	cfg LoadAdmissionConfig
+
+	mu       sync.Mutex
+	live     int
+	busy     int           // sessions inside a recognizer call
+	last     time.Time     // when busy last changed
+	work     time.Duration // ∫ min(busy, Cores) dt over the current window
+	audio    time.Duration // audio handed to recognizers in the window
+	winStart time.Time
+	cost     float64
+	measured bool
+}
+
+// NewLoadAdmission returns a LoadAdmission, or an error naming a bad
+// field.
+func NewLoadAdmission(cfg LoadAdmissionConfig) (*LoadAdmission, error) {
+	if cfg.Cores == 0 {
+		cfg.Cores = runtime.NumCPU()
+	}
+	if cfg.Headroom == 0 {
+		cfg.Headroom = DefaultHeadroom
+	}
+	if cfg.InitialCost == 0 {
+		cfg.InitialCost = DefaultInitialCost
+	}
+	if cfg.Window == 0 {
+		cfg.Window = DefaultCostWindow
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	switch {
+	case cfg.Cores < 0:
+		return nil, fmt.Errorf("realtime: LoadAdmissionConfig.Cores must be positive, got %d", cfg.Cores)
+	case cfg.Headroom < 0 || cfg.Headroom > 1 || math.IsNaN(cfg.Headroom):
+		return nil, fmt.Errorf("realtime: LoadAdmissionConfig.Headroom must be in (0, 1], got %v", cfg.Headroom)
+	case cfg.InitialCost < 0 || math.IsNaN(cfg.InitialCost) || math.IsInf(cfg.InitialCost, 0):
+		return nil, fmt.Errorf("realtime: LoadAdmissionConfig.InitialCost must be positive, got %v", cfg.InitialCost)
+	case cfg.MaxSessions < 0:
+		return nil, fmt.Errorf("realtime: LoadAdmissionConfig.MaxSessions must be positive, got %d", cfg.MaxSessions)
+	case cfg.Window < 0:
+		return nil, fmt.Errorf("realtime: LoadAdmissionConfig.Window must be positive, got %v", cfg.Window)
+	}
+	now := cfg.Now()
+	return &LoadAdmission{cfg: cfg, cost: cfg.InitialCost, last: now, winStart: now}, nil
+}
+
+// LoadStats is what a LoadAdmission knows at one moment.
+type LoadStats struct {
+	Live     int     // sessions holding a ticket
+	Busy     int     // of which inside a recognizer call now
+	Capacity int     // sessions it admits at the current cost
+	Cost     float64 // CPU-seconds per second of audio
+	Measured bool    // Cost was measured (false: InitialCost)
+}
+
+// Stats reports the admission's numbers now.
+func (a *LoadAdmission) Stats() LoadStats {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.advance(a.cfg.Now())
+	return LoadStats{Live: a.live, Busy: a.busy, Capacity: a.capacity(), Cost: a.cost, Measured: a.measured}
+}
+
+// capacity is Headroom × Cores ÷ cost, at least 1, at most MaxSessions.
+func (a *LoadAdmission) capacity() int {
+	n := 1
+	if a.cost > 0 {
+		n = max(1, int(math.Floor(a.cfg.Headroom*float64(a.cfg.Cores)/a.cost+1e-9)))
+	} else {
+		n = math.MaxInt32
+	}
+	if a.cfg.MaxSessions > 0 {
+		n = min(n, a.cfg.MaxSessions)
+	}
+	return n
+}
+
+// Admit admits a session while fewer than the capacity are live.
+func (a *LoadAdmission) Admit() (Ticket, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.advance(a.cfg.Now())
+	if c := a.capacity(); a.live >= c {
+		e := &CapacityError{Live: a.live, Capacity: c, Cost: a.cost, Cores: a.cfg.Cores, Headroom: a.cfg.Headroom}
+		if a.cfg.MaxSessions > 0 && c == a.cfg.MaxSessions {
+			e.MaxSessions = a.cfg.MaxSessions
+		}
+		return nil, e
+	}
+	a.live++
+	return &loadTicket{a: a}, nil
+}
+
+// advance integrates the busy sessions up to now and closes the window
+// when it is due.
+func (a *LoadAdmission) advance(now time.Time) {
+	if d := now.Sub(a.last); d > 0 {
+		a.work += time.Duration(min(a.busy, a.cfg.Cores)) * d
+		a.last = now
+	}
+	if now.Sub(a.winStart) < a.cfg.Window || a.audio < time.Second {
+		if a.live == 0 && a.busy == 0 && now.Sub(a.winStart) >= a.cfg.Window {
+			// Nothing to measure: start afresh rather than mix idle time
+			// into the next window.
+			a.work, a.audio, a.winStart = 0, 0, now
+		}
+		return
+	}
+	sample := a.work.Seconds() / a.audio.Seconds()
+	if a.measured {
+		a.cost = (a.cost + sample) / 2
+	} else {
+		a.cost, a.measured = sample, true
+	}
+	a.work, a.audio, a.winStart = 0, 0, now
+}
+
+type loadTicket struct {
+	a        *LoadAdmission
+	in       bool
+	released bool
+}
+
+func (t *loadTicket) Enter() {
+	a := t.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t.in || t.released {
+		return
+	}
+	a.advance(a.cfg.Now())
+	t.in = true
+	a.busy++
+}
+
+func (t *loadTicket) Leave(audio time.Duration) {
+	a := t.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t.released {
+		return
+	}
+	a.advance(a.cfg.Now())
+	if t.in {
+		t.in = false
+		a.busy--
+	}
+	if audio > 0 {
+		a.audio += audio
+	}
+}
+
+func (t *loadTicket) Release() {
+	a := t.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t.released {
+		return
+	}
+	a.advance(a.cfg.Now())
+	t.released = true
+	if t.in {
+		t.in = false
+		a.busy--
+	}
+	a.live--
+}
+
+// admitted is the Handler's way to open a session's recognizer stream
+// (startStream: new sessions, and sessions resumed from another process):
+// it asks Config.Admission first (a refusal is a 1013 close) and has open
+// run with the admission's ticket in its context, where the metered
+// recognizer (Config.Recognizer after withDefaults) finds it.
+func (h *Handler) admitted(ctx context.Context, open func(context.Context) (*Session, error)) (*Session, error) {
+	t, err := h.cfg.Admission.Admit()
+	if err != nil {
+		if h.cfg.Logf != nil {
+			h.cfg.Logf("session refused: %v", err)
+		}
+		var ce *CloseError
+		if errors.As(err, &ce) {
+			return nil, err
+		}
+		return nil, ErrReconnectsExhausted.with("%s", err.Error())
+	}
+	if t == nil {
+		t = noTicket{}
+	}
+	th := &ticketHolder{t: t}
+	s, err := open(context.WithValue(ctx, ticketKey{}, th))
+	if !th.opened.Load() {
+		t.Release()
+	}
+	return s, err
+}
+
+type ticketKey struct{}
+
+// ticketHolder carries a session's ticket to the metered recognizer's
+// NewStream, and back whether a stream was opened with it.
+type ticketHolder struct {
+	t      Ticket
+	opened atomic.Bool
+}
+
+// meteredRecognizer reports the calls of the streams it opens to the
+// ticket in NewStream's context (put there by Handler.admitted); streams
+// opened without one (NewSession on its own) are not wrapped.
+type meteredRecognizer struct {
+	transcribe.StreamRecognizer
+}
+
+// metered wraps r, unless it is already metered or nil.
+func metered(r transcribe.StreamRecognizer) transcribe.StreamRecognizer {
+	if _, ok := r.(*meteredRecognizer); ok || r == nil {
+		return r
+	}
+	return &meteredRecognizer{r}
+}
+
+func (m *meteredRecognizer) NewStream(ctx context.Context, opts transcribe.StreamOptions) (transcribe.Stream, error) {
+	th, _ := ctx.Value(ticketKey{}).(*ticketHolder)
+	st, err := m.StreamRecognizer.NewStream(ctx, opts)
+	if err != nil || th == nil || !th.opened.CompareAndSwap(false, true) {
+		return st, err
+	}
+	rate := opts.SampleRate
+	if rate <= 0 {
+		rate = DefaultSampleRate
+	}
+	return &meteredStream{st: st, t: th.t, rate: rate}, nil
+}
+
+type meteredStream struct {
+	st   transcribe.Stream
+	t    Ticket
+	rate int
+	done bool
+}
+
+func (m *meteredStream) Write(samples []int16) error {
+	m.t.Enter()
+	err := m.st.Write(samples)
+	m.t.Leave(time.Duration(len(samples)) * time.Second / time.Duration(m.rate))
+	return err
+}
+
+func (m *meteredStream) Partial() (transcribe.Hypothesis, error) {
+	m.t.Enter()
+	h, err := m.st.Partial()
+	m.t.Leave(0)
+	return h, err
+}
+
+func (m *meteredStream) EndUtterance() (transcribe.Hypothesis, error) {
+	m.t.Enter()
+	h, err := m.st.EndUtterance()
+	m.t.Leave(0)
+	return h, err
+}
+
+func (m *meteredStream) Close() error {
+	if m.done {
+		return m.st.Close()
+	}
+	m.done = true
+	m.t.Enter()
+	err := m.st.Close()
+	m.t.Leave(0)
+	m.t.Release()
+	return err
+}
