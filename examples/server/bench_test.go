@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/earshot-dev/earshot/adapters/pocketsphinx"
 	"github.com/earshot-dev/earshot/internal/testaudio"
@@ -120,6 +125,163 @@ func BenchmarkTwoJobsTwoWorkers(b *testing.B) {
 		t1 := run(one, done1)
 		t2 := run(two, done2)
 		ratios = append(ratios, t1.Seconds()/t2.Seconds())
+	}
+	b.ReportMetric(median(ratios), "speedup")
+}
+
+// longRecording is about minutes of read speech: the librivox clips with
+// half a second of silence after each, repeated.
+func longRecording(b *testing.B, minutes float64) string {
+	clips := testaudio.Librivox(b)
+	var inputs []string
+	half := testaudio.SoxEffects(b, "wav", []string{"-n", "-r", "16000", "-c", "1", "-b", "16"}, "trim", "0", "0.5")
+	for _, c := range clips {
+		inputs = append(inputs, c, half)
+	}
+	cycle := testaudio.SoxEffects(b, "wav", inputs)
+	pcm, err := mustDecoder(b).Decode(context.Background(), cycle, 16000, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	secs := float64(len(pcm.Channels[0])) / 16000
+	repeats := max(int(minutes*60/secs+0.5), 1)
+	return testaudio.SoxEffects(b, "wav", []string{cycle}, "repeat", fmt.Sprint(repeats-1))
+}
+
+func mustDecoder(b *testing.B) *media.Decoder {
+	dec, err := media.NewDecoder(media.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dec
+}
+
+// norm is a word without the formatting stages' case and punctuation.
+func norm(w transcribe.Word) string {
+	return strings.ToLower(strings.TrimFunc(w.Text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+}
+
+// wordDiff is the word-level edit distance between a and b (compared
+// without case and punctuation) as a fraction of len(a).
+func wordDiff(a, b []transcribe.Word) float64 {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if norm(a[i-1]) != norm(b[j-1]) {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return float64(prev[len(b)]) / float64(max(len(a), 1))
+}
+
+// benchMinutes is the length of the long recording: EARSHOT_BENCH_MINUTES,
+// default 10 (the figure is for 60; a 60-minute run takes about
+// 20 minutes on two cores).
+func benchMinutes(b *testing.B) float64 {
+	if s := os.Getenv("EARSHOT_BENCH_MINUTES"); s != "" {
+		m, err := strconv.ParseFloat(s, 64)
+		if err != nil || m <= 0 {
+			b.Fatalf("EARSHOT_BENCH_MINUTES=%q: want minutes", s)
+		}
+		return m
+	}
+	return 10
+}
+
+// serviceVsRaw transcribes the recording minutes long through the Service
+// (upload, decode, pieces recognized on every core, default stages) and
+// with the raw engine (one Recognize call over the whole decoded audio on
+// one decoder), alternately, and reports the median time ratio and the
+// word difference between the two transcripts.
+func serviceVsRaw(b *testing.B, minutes float64) {
+	clip := longRecording(b, minutes)
+	cores := runtime.NumCPU()
+	rec, err := pocketsphinx.New(pocketsphinx.Config{Decoders: cores})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rec.Close()
+	rec.Warm(context.Background(), cores)
+	pcm, err := mustDecoder(b).Decode(context.Background(), clip, 16000, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc, done := benchService(b, rec, 1)
+	var ratios, diffs []float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		raw, err := rec.Recognize(context.Background(), pcm.Channels[0], transcribe.RecognizeOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rawTime := time.Since(t0)
+		t1 := time.Now()
+		submitClip(b, svc, clip)
+		id := <-done
+		svcTime := time.Since(t1)
+		tr, err := svc.Get(context.Background(), "p", id)
+		if err != nil || tr.Status != transcribe.StatusCompleted {
+			b.Fatalf("%v %v", err, tr.Error)
+		}
+		ratios = append(ratios, svcTime.Seconds()/rawTime.Seconds())
+		diffs = append(diffs, 100*wordDiff(raw.Words, tr.Words))
+		b.Logf("%.0f min on %d cores: raw engine %.1f s (%d words), service %.1f s (%d words)",
+			minutes, cores, rawTime.Seconds(), len(raw.Words), svcTime.Seconds(), len(tr.Words))
+	}
+	b.ReportMetric(median(ratios), "service/raw")
+	b.ReportMetric(median(diffs), "word-diff-%")
+}
+
+// BenchmarkLongFile: a long recording (EARSHOT_BENCH_MINUTES, default 10)
+// through the Service against the raw engine on the same audio. Targets:
+// service/raw at most 0.6 on two cores (pieces recognized in parallel),
+// word-diff-% within 1.
+func BenchmarkLongFile(b *testing.B) { serviceVsRaw(b, benchMinutes(b)) }
+
+// BenchmarkOneMinute: a one-minute recording (recognized in one call)
+// through the Service against the raw engine. Target: service/raw at most
+// 1 (no slower than the engine alone).
+func BenchmarkOneMinute(b *testing.B) { serviceVsRaw(b, 1) }
+
+// BenchmarkFourJobsAtOnce compares four one-minute jobs submitted at once
+// to four workers with the same four run one after another on one worker.
+// Metric: throughput ratio (target at least 1.8 on two cores).
+func BenchmarkFourJobsAtOnce(b *testing.B) {
+	clip := longRecording(b, 1)
+	rec, err := pocketsphinx.New(pocketsphinx.Config{Decoders: 4})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rec.Close()
+	rec.Warm(context.Background(), 4)
+	seq, doneSeq := benchService(b, rec, 1)
+	par, donePar := benchService(b, rec, 4)
+	run := func(svc *transcribe.Service, done chan string) time.Duration {
+		t0 := time.Now()
+		for j := 0; j < 4; j++ {
+			submitClip(b, svc, clip)
+		}
+		for j := 0; j < 4; j++ {
+			<-done
+		}
+		return time.Since(t0)
+	}
+	var ratios []float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t1 := run(seq, doneSeq)
+		t4 := run(par, donePar)
+		ratios = append(ratios, t1.Seconds()/t4.Seconds())
 	}
 	b.ReportMetric(median(ratios), "speedup")
 }
