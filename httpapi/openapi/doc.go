@@ -29,13 +29,19 @@
 //     validation against the OAS 3.1 schema) and every schema in it
 //     compiles as JSON Schema 2020-12;
 //   - a real httpapi.API over a real transcribe.Service (in-memory store,
-//     fake recognizer, real decoder and pipeline) on an httptest.Server is
-//     driven through every endpoint, success and every error it can
-//     produce, and each request and response is validated against the
-//     document in strict mode (status, content type, body schema,
-//     required headers, no undeclared keys); requests the code refuses
-//     with 400 must be refused by the document's schemas too wherever the
-//     rule is expressible, and requests it accepts must be accepted;
+//     blobs in files, fake recognizer, real decoder, pipeline and webhook
+//     notifier) on an httptest.Server is driven through every endpoint,
+//     success and every error it can produce (storage failures and a full
+//     disk injected), and each request and response is validated against
+//     the document in strict mode (status, content type, body schema,
+//     required headers, no undeclared keys or headers); requests the code
+//     refuses with 400 must be refused by the document's schemas too
+//     wherever the rule is expressible, requests it accepts must be
+//     accepted, and every response the document lists must have been
+//     seen;
+//   - transcribe's result types filled in completely (every analysis,
+//     their pending and unavailable forms) and export's views of them
+//     validate against the schemas;
 //   - the WebSocket messages of a real realtime.Handler session (and its
 //     error closes) validate against the message schemas and close codes;
 //   - every route httpapi registers is in the document and every path
@@ -47,5 +53,9 @@
 // go.mod), a maintained library that handles OpenAPI 3.1 and JSON Schema
 // 2020-12; it is a test dependency only. Where it lacks a feature the tests
 // say so and do the check themselves (allowEmptyValue query parameters,
-// 405 answers).
+// JSON-valued query parameters, 405 answers, label maps strict mode would
+// misreport).
+//
+// When the API changes, edit openapi.json by hand; the failing test names
+// the exchange, key or rule that drifted.
 package openapi
