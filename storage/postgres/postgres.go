@@ -137,6 +137,38 @@ var migrations = []string{
 	ALTER TABLE deliveries ALTER COLUMN data SET STORAGE EXTERNAL;
 	CREATE INDEX deliveries_pending ON deliveries (next_attempt, id) WHERE NOT done;
 	CREATE INDEX deliveries_finished ON deliveries (next_attempt, id) WHERE done;`,
+
+	// Version 2: the realtime state (RealtimeState). Tokens are kept by
+	// their SHA-256 only; a used token names its session. Session options
+	// are JSON (sample rate, encoding, word boost, flags).
+	`CREATE TABLE realtime_tokens (
+		hash       text COLLATE "C" PRIMARY KEY,
+		project_id text COLLATE "C" NOT NULL,
+		expires    timestamptz NOT NULL,
+		session_id text COLLATE "C" NOT NULL DEFAULT ''
+	);
+	CREATE INDEX realtime_tokens_unused ON realtime_tokens (project_id, expires) WHERE session_id = '';
+
+	CREATE TABLE realtime_sessions (
+		id                   text COLLATE "C" PRIMARY KEY,
+		project_id           text COLLATE "C" NOT NULL,
+		token_hash           text COLLATE "C" NOT NULL DEFAULT '',
+		options              jsonb       NOT NULL,
+		started              timestamptz NOT NULL,
+		expires_at           timestamptz NOT NULL,
+		state                text        NOT NULL,
+		owner                text        NOT NULL DEFAULT '',
+		attached             boolean     NOT NULL DEFAULT false,
+		lease_until          timestamptz NOT NULL DEFAULT '-infinity',
+		detached_at          timestamptz NOT NULL DEFAULT '-infinity',
+		audio_samples        bigint      NOT NULL DEFAULT 0,
+		silence_threshold_us bigint      NOT NULL DEFAULT 0,
+		resumes              integer     NOT NULL DEFAULT 0,
+		ended_at             timestamptz NOT NULL DEFAULT '-infinity',
+		purge_after          timestamptz NOT NULL,
+		version              bigint      NOT NULL DEFAULT 1
+	);
+	CREATE INDEX realtime_sessions_purge ON realtime_sessions (purge_after);`,
 }
 
 // SchemaVersion is the schema version this build writes.
