@@ -149,6 +149,15 @@
 // a busy machine, waiting for a core. 8 kHz (telephone) audio is accepted
 // and resampled, but the wideband en-us model recognizes it poorly.
 //
+// # Observing
+//
+// Config.OnSession and Config.OnTranscript (observe.go) report each
+// session's beginning and end, and the latency of transcripts on
+// Config.Now: from the audio message that ends a word to the first
+// partial showing it, and from the audio that ends speech to an
+// endpointed final (the pause included). They are nil by default; the
+// reference server feeds them to Prometheus (internal/metrics).
+//
 // # Concurrency
 //
 // Handler and Session are safe for concurrent use. Each connection runs

@@ -84,7 +84,7 @@ func (s *Service) Submit(ctx context.Context, projectID string, req SubmitReques
 		if req.UploadID != "" {
 			// Unused again: let it expire normally.
 			if derr := s.cfg.Uploads.AttachUpload(context.WithoutCancel(ctx), req.UploadID, ""); derr != nil && !errors.Is(derr, ErrNotFound) {
-				s.log.Error("detaching upload", "upload_id", req.UploadID, "err", derr)
+				s.log.ErrorContext(ctx, "detaching upload", "upload_id", req.UploadID, "err", derr)
 			}
 		}
 		return nil, fmt.Errorf("transcribe: creating transcript: %w", err)
