@@ -67,6 +67,14 @@ type Config struct {
 	BodyIdleTimeout time.Duration
 	// Logger receives errors. Default slog.Default().
 	Logger *slog.Logger
+	// Endpoints selects the endpoint set served: EndpointsAll (default)
+	// or EndpointsEU (see Endpoints).
+	Endpoints Endpoints
+	// OtherRegions are the URLs of the deployment's other regions: an
+	// audio_url that is one of their upload URLs is refused with 400,
+	// since uploads never cross regions. Default: none (such a URL is
+	// fetched like any other audio_url).
+	OtherRegions []*URLs
 	// OnRequest, when set, receives every request once its handler has
 	// returned (see RequestInfo), for metrics and access logs. It is
 	// called synchronously, so it must be quick. Default: none.
@@ -83,7 +91,7 @@ func (c *Config) validate() error {
 	if c.URLs == nil {
 		return errors.New("httpapi: Config.URLs is required (httpapi.NewURLs)")
 	}
-	return nil
+	return c.Endpoints.validate(c)
 }
 
 // API is an http.Handler serving the AssemblyAI v2 REST endpoints (and the
@@ -136,12 +144,17 @@ func (a *API) routes() {
 	m.HandleFunc("/v2/upload", a.method(map[string]handler{"POST": a.upload}))
 	m.HandleFunc("/v2/transcript", a.method(map[string]handler{"POST": a.submit, "GET": a.list}))
 	m.HandleFunc("/v2/transcript/{id}", a.method(map[string]handler{"GET": a.get, "DELETE": a.delete}))
-	m.HandleFunc("/v2/transcript/{id}/sentences", a.method(map[string]handler{"GET": a.sentences}))
-	m.HandleFunc("/v2/transcript/{id}/paragraphs", a.method(map[string]handler{"GET": a.paragraphs}))
 	m.HandleFunc("/v2/transcript/{id}/word-search", a.method(map[string]handler{"GET": a.wordSearch}))
 	m.HandleFunc("/v2/transcript/{id}/redacted-audio", a.method(map[string]handler{"GET": a.redactedAudio}))
-	m.HandleFunc("/v2/transcript/{id}/{format}", a.method(map[string]handler{"GET": a.subtitles}))
 	m.HandleFunc("GET /v2/redacted-audio/{id}/{sig}", a.redactedFile)
+	if a.cfg.Endpoints == EndpointsEU {
+		// The EU set ends here: everything else is the JSON 404 below.
+		m.HandleFunc("/", a.notFound)
+		return
+	}
+	m.HandleFunc("/v2/transcript/{id}/sentences", a.method(map[string]handler{"GET": a.sentences}))
+	m.HandleFunc("/v2/transcript/{id}/paragraphs", a.method(map[string]handler{"GET": a.paragraphs}))
+	m.HandleFunc("/v2/transcript/{id}/{format}", a.method(map[string]handler{"GET": a.subtitles}))
 	if a.cfg.Realtime != nil {
 		m.Handle("/v2/realtime/ws", a.cfg.Realtime)
 		m.Handle("/v2/realtime/ws/{session_id}", a.cfg.Realtime)
@@ -149,9 +162,12 @@ func (a *API) routes() {
 	if a.cfg.RealtimeToken != nil {
 		m.Handle("/v2/realtime/token", a.limited(a.cfg.RealtimeToken))
 	}
-	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path))
-	})
+	m.HandleFunc("/", a.notFound)
+}
+
+// notFound answers a path the API does not serve.
+func (a *API) notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotFound, fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path))
 }
 
 // ServeHTTP implements http.Handler. Every request gets an id (see
@@ -339,6 +355,9 @@ func (a *API) submit(w http.ResponseWriter, r *http.Request, project string) {
 	req := transcribe.SubmitRequest{Params: p}
 	if id, ok := a.urls.UploadID(p.AudioURL); ok {
 		req.UploadID = id
+	} else if err := a.foreignUpload(p.AudioURL); err != nil {
+		a.writeErr(w, r, err)
+		return
 	}
 	t, err := a.svc.Submit(r.Context(), project, req)
 	if err != nil {
