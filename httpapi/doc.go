@@ -11,6 +11,12 @@
 //	api, err := httpapi.New(httpapi.Config{Service: svc, URLs: urls, Auth: httpapi.Keys{"key": "project"}})
 //	http.ListenAndServe(addr, api)
 //
+// Regions: the EU region is a second API (Config.Endpoints EndpointsEU:
+// upload, transcript create/list/get/delete, word search, redacted audio;
+// every other path 404) over a second Service with its own Store and
+// BlobStore, on a listener of its own; Config.OtherRegions makes each
+// region refuse the other's upload URLs (see Example_regions).
+//
 // Authenticate(auth, r) is the one function every entry point
 // authenticates with; AuthFunc binds it for realtime.Config.Authenticate.
 // The transcribe Service is transport-neutral: this package turns upload
