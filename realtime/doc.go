@@ -16,6 +16,9 @@
 //     own, with no WebSocket: Audio, HandleText, Tick and Terminate take
 //     client input (or the passing of time) and return the messages to
 //     send and, when the connection must end, a *CloseError.
+//   - StateStore is the contract for the state that processes share
+//     (tokens, session records); NewMemoryState is the in-process one;
+//     realtime/realtimetest.RunStateStoreTests is its conformance suite.
 //   - Messages: SessionBegins, SessionResumed, PartialTranscript,
 //     FinalTranscript, SessionInformation, SessionTerminated, ErrorMessage.
 //
@@ -67,6 +70,36 @@
 // that started it. A resume's other query parameters are ignored: the
 // session keeps the options it began with.
 //
+// # Several processes
+//
+// Temporary tokens and session records live in Config.State, a
+// StateStore: MemoryState (the default) for one process, or
+// storage/postgres's Store.Realtime for any number of processes serving
+// one region behind a load balancer. Every process sees the same tokens
+// (a token minted on one starts a session on another, once) and the same
+// session records, so a resume answers the same on every process:
+// SessionResumed, or 4001, 4004, 4008, 4010, 4030, 1013 as above. A
+// record names the process that holds the session's recognizer stream
+// (Config.ProcessID) and whether a connection is attached; the holder
+// renews a lease on it (Config.SessionLease, default 10 s) every
+// Config.StateInterval, and a resume claims the session with a
+// compare-and-swap of the record, so one WebSocket holds a session at a
+// time across all processes.
+//
+// A session resumed on the process that held it continues the same
+// recognizer stream. Resumed on another process, it continues on a fresh
+// stream from the audio position recorded when the connection dropped:
+// times, audio_duration_seconds, options and the silence threshold go on
+// where they were, but an utterance the move cut in two restarts (the
+// words of its first part that were not yet final are lost), and the old
+// process releases its stream once it sees the record moved. When a
+// process dies (kill -9) with attached sessions, a resume elsewhere gets
+// 4030 until their lease runs out, then SessionResumed; the resume grace
+// counts from the lease's end. A process that shuts down gracefully
+// (Close) closes its connections with 1001 and leaves their sessions
+// resumable on the others. The per-project session limit (4102) and
+// recognizer capacity are per process.
+//
 // # Authentication and tokens
 //
 // A WebSocket authenticates with the raw API key in the authorization
@@ -77,7 +110,7 @@
 // 60; values above Config.MaxTokenExpiresIn, default 360000 s, are
 // clamped) with API-key auth and returns {"token": "..."}: 64 random hex
 // characters, bound to the project, usable to start one session and then
-// to resume that session. A project may hold MaxUnusedTokens tokens that
+// to resume that session; the StateStore keeps only its SHA-256. A project may hold MaxUnusedTokens tokens that
 // are neither used nor expired (then 429). Every response is
 // application/json; errors are {"error": "..."} with 400, 401, 405 or 429.
 //
