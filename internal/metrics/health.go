@@ -243,11 +243,14 @@ type warmer interface {
 // a sample rate (Features answers), and a recognizer with Warm
 // (pocketsphinx, isolated engines) must get a decoder: an idle one, or a
 // new one when the pool has room (an isolated engine starts a worker
-// process, so regular checks keep one alive). Once one was made, Warm
-// still waiting when the check's time is up means every decoder is busy,
-// which is loaded, not unready; before the first success it means the
-// model is still loading. A wrapper with Unwrap() transcribe.Recognizer
-// (InstrumentPool's) is looked through.
+// process, so regular checks keep one alive). The Warm runs in the
+// background, one at a time, and outlives the check that started it (for
+// up to WarmTimeout), so a model that takes longer to load than a probe
+// waits still finishes loading and a later probe finds it ready. While it
+// runs, the engine is "still loading" until a Warm has once succeeded;
+// after that a Warm that is still waiting means every decoder is busy,
+// which is loaded, not unready. A wrapper with Unwrap()
+// transcribe.Recognizer (InstrumentPool's) is looked through.
 func EngineCheck(name string, rec transcribe.Recognizer) Check {
 	for {
 		u, ok := rec.(interface{ Unwrap() transcribe.Recognizer })
@@ -256,33 +259,71 @@ func EngineCheck(name string, rec transcribe.Recognizer) Check {
 		}
 		rec = u.Unwrap()
 	}
-	var loaded atomic.Bool
+	w := &warming{}
 	return Check{Name: name, Func: func(ctx context.Context) error {
 		if rec.Features().SampleRate <= 0 {
 			return errors.New("the engine reports no sample rate")
 		}
-		w, ok := rec.(warmer)
+		wr, ok := rec.(warmer)
 		if !ok {
 			return nil
 		}
-		// Half the time left, so a busy pool answers before the request's
-		// deadline.
-		wctx := ctx
+		run := w.start(wr)
+		// Answer within half the time left, so a busy or loading engine
+		// gets its reason back before the probe's deadline.
+		wait := ctx
 		if dl, ok := ctx.Deadline(); ok {
 			var cancel context.CancelFunc
-			wctx, cancel = context.WithTimeout(ctx, time.Until(dl)/2)
+			wait, cancel = context.WithTimeout(ctx, time.Until(dl)/2)
 			defer cancel()
 		}
-		err := w.Warm(wctx, 1)
-		switch {
-		case err == nil:
-			loaded.Store(true)
-			return nil
-		case wctx.Err() != nil && ctx.Err() == nil && loaded.Load():
-			return nil // every decoder is busy
-		case wctx.Err() != nil && !loaded.Load():
+		select {
+		case <-run.done:
+			return run.err
+		case <-wait.Done():
+			if w.loaded.Load() {
+				return nil // every decoder is busy
+			}
 			return errors.New("the model is still loading")
 		}
-		return err
 	}}
+}
+
+// WarmTimeout bounds a background Warm of EngineCheck.
+const WarmTimeout = 2 * time.Minute
+
+// warming runs one Warm at a time in the background.
+type warming struct {
+	mu     sync.Mutex
+	run    *warmRun // the Warm in flight, nil when none
+	loaded atomic.Bool
+}
+
+type warmRun struct {
+	done chan struct{}
+	err  error // set before done closes
+}
+
+// start returns the Warm in flight, starting one if none is.
+func (w *warming) start(wr warmer) *warmRun {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.run != nil {
+		return w.run
+	}
+	run := &warmRun{done: make(chan struct{})}
+	w.run = run
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), WarmTimeout)
+		defer cancel()
+		err := wr.Warm(ctx, 1)
+		if err == nil {
+			w.loaded.Store(true)
+		}
+		w.mu.Lock()
+		run.err, w.run = err, nil
+		w.mu.Unlock()
+		close(run.done)
+	}()
+	return run
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -245,3 +246,43 @@ func TestEngineCheck(t *testing.T) {
 type zeroRate struct{ stubRecognizer }
 
 func (*zeroRate) Features() transcribe.RecognizerFeatures { return transcribe.RecognizerFeatures{} }
+
+// slowWarm takes d to warm, whatever its context says (a worker process
+// loading its model).
+type slowWarm struct {
+	stubRecognizer
+	d     time.Duration
+	calls atomic.Int32
+}
+
+func (s *slowWarm) Warm(ctx context.Context, n int) error {
+	s.calls.Add(1)
+	time.Sleep(s.d)
+	return nil
+}
+
+// TestEngineCheckSlowLoad: a model that takes longer to load than a probe
+// waits is "still loading", goes on loading after the probe answered, and
+// is ready for a later probe; one Warm runs at a time.
+func TestEngineCheckSlowLoad(t *testing.T) {
+	t.Parallel()
+	rec := &slowWarm{d: 300 * time.Millisecond}
+	c := metrics.EngineCheck("slow", rec)
+	probe := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		return c.Func(ctx)
+	}
+	for range 2 {
+		if err := probe(); err == nil || !strings.Contains(err.Error(), "still loading") {
+			t.Fatalf("while loading: %v", err)
+		}
+	}
+	if n := rec.calls.Load(); n != 1 {
+		t.Errorf("%d Warms started while one was loading", n)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if err := probe(); err != nil {
+		t.Fatalf("after the load finished: %v", err)
+	}
+}
