@@ -22,7 +22,7 @@ func (s *Service) Upload(ctx context.Context, projectID string, r io.Reader) (*U
 	key := uploadKey(id)
 	lr := &limitedReader{r: r, n: s.cfg.MaxUploadBytes}
 	n, err := s.cfg.Blobs.Put(ctx, key, lr)
-	if err != nil || lr.over || n == 0 {
+	if err != nil || lr.over || lr.err != nil || n == 0 {
 		_ = s.cfg.Blobs.Delete(context.WithoutCancel(ctx), key)
 		switch {
 		case lr.over:

@@ -49,14 +49,23 @@ func readBlob(ctx context.Context, r io.Reader) (blob, int64, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, n, err
 		}
+		// Fill the chunk read by read: io.ReadFull would report a short
+		// chunk as io.ErrUnexpectedEOF, the same value a source cut off
+		// mid-body returns, and the two must not be confused.
 		c := make([]byte, size)
-		m, err := io.ReadFull(r, c)
+		m := 0
+		var err error
+		for m < len(c) && err == nil {
+			var k int
+			k, err = r.Read(c[m:])
+			m += k
+		}
 		n += int64(m)
 		if m > 0 {
 			b = append(b, c[:m:m])
 		}
 		switch {
-		case err == io.EOF || err == io.ErrUnexpectedEOF:
+		case err == io.EOF:
 			return b, n, nil
 		case err != nil:
 			return nil, n, err

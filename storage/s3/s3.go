@@ -398,6 +398,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader) (int64, error)
 	if err != nil {
 		return 0, err
 	}
+	r = sourceReader{r}
 	// Most blobs are small: read up to smallSize first, so that a Put of a
 	// small body holds a small buffer, and take a PartSize buffer only
 	// when more follows.
@@ -430,6 +431,22 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader) (int64, error)
 		return 0, s.fail("put", key, err)
 	}
 	return int64(n), nil
+}
+
+// sourceReader reports the source's own io.ErrUnexpectedEOF (what
+// net/http returns for a request body cut off before its Content-Length)
+// as errBodyCut: io.ReadFull returns io.ErrUnexpectedEOF for a short final
+// chunk too, the normal end of a body, and the two must not be confused.
+type sourceReader struct{ r io.Reader }
+
+var errBodyCut = fmt.Errorf("the body broke off: %w", io.ErrUnexpectedEOF)
+
+func (s sourceReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err == io.ErrUnexpectedEOF {
+		err = errBodyCut
+	}
+	return n, err
 }
 
 // signedPayload makes minio-go sign the SHA-256 the Store computed over

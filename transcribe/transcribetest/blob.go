@@ -346,6 +346,16 @@ func testBlobFailedPut(t *testing.T, b transcribe.BlobStore) {
 		}
 		wantNoBlob(t, b, key)
 	}
+	// A source cut off mid-body (io.ErrUnexpectedEOF, what net/http returns
+	// for a request body shorter than its Content-Length) is a failure, not
+	// the end of the blob.
+	for _, n := range []int{0, 100, 5000} {
+		key := fmt.Sprintf("uploads/cut-%d", n)
+		if _, err := b.Put(ctx, key, &failingReader{n: n, err: io.ErrUnexpectedEOF}); err == nil {
+			t.Fatalf("Put from a reader cut off (io.ErrUnexpectedEOF) after %d bytes returned nil error", n)
+		}
+		wantNoBlob(t, b, key)
+	}
 	// A failed replacement leaves the old content or nothing, never a part.
 	old := bytes.Repeat([]byte("old content "), 100)
 	mustPut(t, b, "uploads/keep", old)
