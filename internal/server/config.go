@@ -58,6 +58,28 @@ type Config struct {
 	LLMModel string // EARSHOT_LLM_MODEL
 	LLMKey   string // EARSHOT_LLM_KEY
 
+	// Several processes (README "Running several processes"): with a
+	// database, any number of processes share the work; each keeps its
+	// own EARSHOT_DATA (lock, temporary files), and all of them need the
+	// same EARSHOT_ENCRYPTION_KEY and EARSHOT_API_KEYS.
+	DatabaseURL    string // EARSHOT_DATABASE_URL: PostgreSQL (postgres://...) instead of SQLite in the data directory
+	DatabaseSchema string // EARSHOT_DATABASE_SCHEMA: the schema holding the tables, default "earshot"
+	S3Endpoint     string // EARSHOT_S3_ENDPOINT: an S3-compatible server (https://host or http://host:port) for uploads and redacted audio
+	S3Bucket       string // EARSHOT_S3_BUCKET: its bucket (set with EARSHOT_S3_ENDPOINT)
+	S3Prefix       string // EARSHOT_S3_PREFIX: key prefix in the bucket, default none
+	S3Region       string // EARSHOT_S3_REGION: signing region, default us-east-1
+	S3AccessKey    string // EARSHOT_S3_ACCESS_KEY, default $AWS_ACCESS_KEY_ID
+	S3SecretKey    string // EARSHOT_S3_SECRET_KEY, default $AWS_SECRET_ACCESS_KEY
+	S3CreateBucket bool   // EARSHOT_S3_CREATE_BUCKET: create the bucket when missing, default false
+
+	// The EU region (README "EU region"): a second listener serving the
+	// spec's EU endpoint set over a store and blobs of its own.
+	EUAddr           string // EARSHOT_EU_ADDR: its listen address; unset: no EU region
+	EUPublicURL      string // EARSHOT_EU_PUBLIC_URL, default http(s)://EUAddr
+	EUDatabaseSchema string // EARSHOT_EU_DATABASE_SCHEMA: its schema with a database, default "earshot_eu"
+	EUS3Bucket       string // EARSHOT_EU_S3_BUCKET: its bucket with S3, default EARSHOT_S3_BUCKET
+	EUS3Prefix       string // EARSHOT_EU_S3_PREFIX: its key prefix with S3, default EARSHOT_S3_PREFIX + "eu/"
+
 	// Ready, when set, is called once the server listens and its workers
 	// run, with the address it listens on (useful with EARSHOT_ADDR
 	// 127.0.0.1:0, an in-process server on a free port). Not settable from
@@ -101,6 +123,19 @@ func ParseConfig(args []string) (*Config, error) {
 		{&c.LLMURL, "llm-url", "EARSHOT_LLM_URL", "chat-completions API root for summaries and chapter titles", ""},
 		{&c.LLMModel, "llm-model", "EARSHOT_LLM_MODEL", "chat model name", ""},
 		{&c.LLMKey, "llm-key", "EARSHOT_LLM_KEY", "API key of the chat model server", ""},
+		{&c.DatabaseURL, "database-url", "EARSHOT_DATABASE_URL", "PostgreSQL URL (postgres://user:password@host/db); unset: SQLite in the data directory", ""},
+		{&c.DatabaseSchema, "database-schema", "EARSHOT_DATABASE_SCHEMA", "PostgreSQL schema of the tables", "earshot"},
+		{&c.S3Endpoint, "s3-endpoint", "EARSHOT_S3_ENDPOINT", "S3-compatible server for uploads and redacted audio, e.g. https://s3.eu-west-1.amazonaws.com; unset: files in the data directory", ""},
+		{&c.S3Bucket, "s3-bucket", "EARSHOT_S3_BUCKET", "S3 bucket", ""},
+		{&c.S3Prefix, "s3-prefix", "EARSHOT_S3_PREFIX", "key prefix in the S3 bucket", ""},
+		{&c.S3Region, "s3-region", "EARSHOT_S3_REGION", "S3 signing region", "us-east-1"},
+		{&c.S3AccessKey, "s3-access-key", "EARSHOT_S3_ACCESS_KEY", "S3 access key (default $AWS_ACCESS_KEY_ID)", ""},
+		{&c.S3SecretKey, "s3-secret-key", "EARSHOT_S3_SECRET_KEY", "S3 secret key (default $AWS_SECRET_ACCESS_KEY)", ""},
+		{&c.EUAddr, "eu-addr", "EARSHOT_EU_ADDR", "listen address of the EU region; unset: none", ""},
+		{&c.EUPublicURL, "eu-public-url", "EARSHOT_EU_PUBLIC_URL", "public origin of the EU region", ""},
+		{&c.EUDatabaseSchema, "eu-database-schema", "EARSHOT_EU_DATABASE_SCHEMA", "PostgreSQL schema of the EU region", "earshot_eu"},
+		{&c.EUS3Bucket, "eu-s3-bucket", "EARSHOT_EU_S3_BUCKET", "S3 bucket of the EU region (default EARSHOT_S3_BUCKET)", ""},
+		{&c.EUS3Prefix, "eu-s3-prefix", "EARSHOT_EU_S3_PREFIX", "key prefix of the EU region in its bucket (default EARSHOT_S3_PREFIX + eu/)", ""},
 	} {
 		fs.StringVar(f.p, f.name, env(f.envv, f.def), f.help+" ("+f.envv+")")
 	}
@@ -176,6 +211,15 @@ func ParseConfig(args []string) (*Config, error) {
 		}
 		inproc = b
 	}
+	createBucket := false
+	if v := env("EARSHOT_S3_CREATE_BUCKET", ""); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("EARSHOT_S3_CREATE_BUCKET: must be true or false, got %q", v)
+		}
+		createBucket = b
+	}
+	fs.BoolVar(&c.S3CreateBucket, "s3-create-bucket", createBucket, "create the S3 bucket when missing (EARSHOT_S3_CREATE_BUCKET)")
 	fs.BoolVar(&c.InProcessEngine, "engine-in-process", inproc, "run pocketsphinx in the server process, not in supervised worker processes (EARSHOT_ENGINE_IN_PROCESS)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private-urls", allow, "allow audio_url/webhook_url on private networks (EARSHOT_ALLOW_PRIVATE_URLS)")
 	rl := 50.0
@@ -212,7 +256,70 @@ func ParseConfig(args []string) (*Config, error) {
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return nil, errors.New("EARSHOT_TLS_CERT and EARSHOT_TLS_KEY must be set together")
 	}
+	if err := c.checkStorage(); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// checkStorage checks the database, S3 and EU settings together.
+func (c *Config) checkStorage() error {
+	if (c.S3Endpoint == "") != (c.S3Bucket == "") {
+		return errors.New("EARSHOT_S3_ENDPOINT and EARSHOT_S3_BUCKET must be set together")
+	}
+	if c.S3Endpoint == "" {
+		for _, v := range []struct{ name, val string }{{"EARSHOT_S3_PREFIX", c.S3Prefix}, {"EARSHOT_S3_ACCESS_KEY", c.S3AccessKey},
+			{"EARSHOT_S3_SECRET_KEY", c.S3SecretKey}, {"EARSHOT_EU_S3_BUCKET", c.EUS3Bucket}, {"EARSHOT_EU_S3_PREFIX", c.EUS3Prefix}} {
+			if v.val != "" {
+				return fmt.Errorf("%s is set but EARSHOT_S3_ENDPOINT and EARSHOT_S3_BUCKET are not", v.name)
+			}
+		}
+	}
+	if (c.S3AccessKey == "") != (c.S3SecretKey == "") {
+		return errors.New("EARSHOT_S3_ACCESS_KEY and EARSHOT_S3_SECRET_KEY must be set together")
+	}
+	if c.DatabaseURL != "" {
+		// Every process must seal and read with the same key and accept
+		// the same API keys; generated ones would differ per process.
+		if c.EncryptionKey == "" {
+			return errors.New("EARSHOT_DATABASE_URL needs EARSHOT_ENCRYPTION_KEY: every process sharing the database must use the same content key (generate one with: openssl rand -hex 32), and a generated one would differ per process")
+		}
+		if c.APIKeys == "" {
+			return errors.New("EARSHOT_DATABASE_URL needs EARSHOT_API_KEYS: every process sharing the database must accept the same keys, and a generated development key would differ per process")
+		}
+	}
+	if c.EUAddr == "" {
+		if c.EUPublicURL != "" || c.EUS3Bucket != "" || c.EUS3Prefix != "" {
+			return errors.New("EARSHOT_EU_PUBLIC_URL, EARSHOT_EU_S3_BUCKET and EARSHOT_EU_S3_PREFIX need EARSHOT_EU_ADDR (the EU region's listener)")
+		}
+		return nil
+	}
+	if c.EUAddr == c.Addr {
+		return fmt.Errorf("EARSHOT_EU_ADDR %s is EARSHOT_ADDR: the EU region needs a listener of its own (the Go SDK drops path prefixes)", c.EUAddr)
+	}
+	if c.DatabaseURL != "" && c.EUDatabaseSchema == c.DatabaseSchema {
+		return fmt.Errorf("EARSHOT_EU_DATABASE_SCHEMA %q is EARSHOT_DATABASE_SCHEMA: the EU region needs a schema of its own", c.EUDatabaseSchema)
+	}
+	if c.S3Endpoint != "" {
+		if c.EUS3Bucket == "" {
+			c.EUS3Bucket = c.S3Bucket
+		}
+		if c.EUS3Prefix == "" {
+			c.EUS3Prefix = normPrefix(c.S3Prefix) + "eu/"
+		}
+		if c.EUS3Bucket == c.S3Bucket && normPrefix(c.EUS3Prefix) == normPrefix(c.S3Prefix) {
+			return fmt.Errorf("EARSHOT_EU_S3_PREFIX %q in bucket %s is the main region's: the EU region needs a prefix (or bucket) of its own", c.EUS3Prefix, c.EUS3Bucket)
+		}
+	}
+	return nil
+}
+
+// normPrefix ends a non-empty key prefix with "/", as storage/s3 does.
+func normPrefix(p string) string {
+	if p != "" && !strings.HasSuffix(p, "/") {
+		return p + "/"
+	}
+	return p
 }
 
 // parseKeys parses "key:project,key:project".

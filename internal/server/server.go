@@ -4,6 +4,16 @@
 // configured by EARSHOT_* environment variables or flags of the same
 // meaning. examples/server and the earshot command's serve run it.
 //
+// With EARSHOT_DATABASE_URL (PostgreSQL) and EARSHOT_S3_* (an S3 bucket)
+// any number of processes, each with its own data directory, share the
+// work: jobs, uploads, webhooks (each delivered by one process), realtime
+// tokens and sessions (a session resumes on any process) live in the
+// database and the bucket; every process needs the same
+// EARSHOT_ENCRYPTION_KEY (it also signs redacted-audio URLs) and
+// EARSHOT_API_KEYS. EARSHOT_EU_ADDR adds the EU region: a second
+// listener serving the spec's EU endpoint set over a store and blobs of
+// its own (region.go).
+//
 // Start-up order matters for data safety: everything that can fail (the
 // data-directory lock, keys, store, engines, the listener and its TLS
 // files) is set up before any worker claims a job, so a start that fails
@@ -30,8 +40,6 @@ import (
 	"github.com/earshot-dev/earshot/console"
 	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/realtime"
-	"github.com/earshot-dev/earshot/storage/localfs"
-	"github.com/earshot-dev/earshot/storage/sqlite"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/analysis/llm"
 	"github.com/earshot-dev/earshot/transcribe/media"
@@ -69,6 +77,11 @@ func Run(ctx context.Context, cfg *Config) error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
+	// ParseConfig checks these too; a Config built by hand gets the same
+	// checks (and the EU defaults) here.
+	if err := cfg.checkStorage(); err != nil {
+		return err
+	}
 
 	if err := os.MkdirAll(cfg.Data, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
@@ -86,21 +99,18 @@ func Run(ctx context.Context, cfg *Config) error {
 	if err != nil {
 		return err
 	}
-	store, err := sqlite.Open(sqlite.Config{Path: filepath.Join(cfg.Data, "earshot.db")})
+	main, err := openRegion(ctx, cfg, "", cfg.Data, cfg.DatabaseSchema, cfg.S3Bucket, cfg.S3Prefix, log)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	blobs, err := localfs.New(filepath.Join(cfg.Data, "blobs"))
-	if err != nil {
-		return err
-	}
-	// This process owns the data directory (the lock above): a fragment
-	// of an upload is always a leftover of a crashed run.
-	if n, err := blobs.RemoveStale(ctx, 0); err != nil {
-		log.Warn("removing upload fragments of an earlier run", "err", err)
-	} else if n > 0 {
-		log.Info("removed upload fragments of an earlier run", "count", n)
+	defer main.close()
+	var eu *region
+	if cfg.EUAddr != "" {
+		eu, err = openRegion(ctx, cfg, "eu", filepath.Join(cfg.Data, "eu"), cfg.EUDatabaseSchema, cfg.EUS3Bucket, cfg.EUS3Prefix, log)
+		if err != nil {
+			return err
+		}
+		defer eu.close()
 	}
 	decoders := cfg.Decoders
 	if decoders == 0 {
@@ -122,46 +132,43 @@ func Run(ctx context.Context, cfg *Config) error {
 		return err
 	}
 	// Every temporary file (downloads, ffmpeg intermediates of redacted
-	// audio) stays inside the 0700 data directory; the Service sweeps what
-	// a crashed run left there.
+	// audio) stays inside the 0700 data directory; each Service sweeps
+	// what a crashed run left in its own directory.
 	tmp, err := filepath.Abs(filepath.Join(cfg.Data, "tmp"))
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(tmp, "eu"), 0o700); err != nil {
 		return err
 	}
 
 	// Bind and load the TLS files before any worker starts: a second
 	// process on the same address, or a bad certificate, must fail here
 	// without touching queued jobs.
-	ln, err := listen(cfg)
+	ln, err := listen(cfg, cfg.Addr, "EARSHOT_ADDR")
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	public := cfg.PublicURL
-	if public == "" {
-		scheme := "http"
-		if cfg.TLSCert != "" {
-			scheme = "https"
+	var euLn net.Listener
+	if eu != nil {
+		if euLn, err = listen(cfg, cfg.EUAddr, "EARSHOT_EU_ADDR"); err != nil {
+			return err
 		}
-		public = scheme + "://" + ln.Addr().String()
+		defer euLn.Close()
 	}
 	// NewURLs derives its signing key from what it is given (here the
-	// content key), so URLs signed before a restart stay valid.
-	urls, err := httpapi.NewURLs(public, key)
+	// content key), so URLs signed before a restart, or by another
+	// process, stay valid.
+	urls, err := httpapi.NewURLs(publicURL(cfg, cfg.PublicURL, ln), key)
 	if err != nil {
 		return fmt.Errorf("EARSHOT_PUBLIC_URL: %w", err)
 	}
-	hooks, err := webhook.New(webhook.Config{
-		Queue: store, Key: deriveKey(key, "webhook deliveries"), AllowPrivate: cfg.AllowPrivate, Logger: log,
-		RedactedAudioURL: urls.RedactedAudio,
-		OnStatus:         store.SetWebhookStatus,
-		Policy:           webhook.Policy{Backoff: webhook.ConstantBackoff(cfg.WebhookRetry)},
-	})
-	if err != nil {
-		return err
+	var euURLs *httpapi.URLs
+	if eu != nil {
+		if euURLs, err = httpapi.NewURLs(publicURL(cfg, cfg.EUPublicURL, euLn), deriveKey(key, "eu region urls")); err != nil {
+			return fmt.Errorf("EARSHOT_EU_PUBLIC_URL: %w", err)
+		}
 	}
 	engines, err := buildEngines(cfg, rec, dec)
 	if err != nil {
@@ -176,19 +183,45 @@ func Run(ctx context.Context, cfg *Config) error {
 		popts.Summaries.Generator = gen
 		log.Info("summaries and chapter titles use a language model; transcript text (already redacted) is sent to it", "url", cfg.LLMURL, "model", cfg.LLMModel)
 	}
-	svc, err := transcribe.NewService(transcribe.Config{
-		Store: store, Blobs: blobs, Engines: engines, Decoder: dec, Key: key, Notifier: hooks,
-		Stages:           pipeline.Default(popts),
-		AllowPrivateURLs: cfg.AllowPrivate,
-		Workers:          cfg.Workers,
-		Lease:            cfg.JobLease,
-		Retention:        cfg.Retention,
-		UploadTTL:        cfg.UploadTTL,
-		MaxUploadBytes:   cfg.MaxUpload,
-		MaxMediaDuration: cfg.MaxDuration,
-		TempDir:          tmp,
-		Logger:           log,
-	})
+	me := processID()
+	// service returns a region's webhook notifier and Service.
+	service := func(r *region, u *httpapi.URLs, tmp string) (*webhook.Notifier, *transcribe.Service, error) {
+		rlog := log
+		if r.name != "" {
+			rlog = log.With("region", r.name)
+		}
+		hooks, err := webhook.New(webhook.Config{
+			Queue: r.store, Key: deriveKey(key, "webhook deliveries"), AllowPrivate: cfg.AllowPrivate, Logger: rlog,
+			RedactedAudioURL: u.RedactedAudio,
+			OnStatus:         r.store.SetWebhookStatus,
+			Policy:           webhook.Policy{Backoff: webhook.ConstantBackoff(cfg.WebhookRetry)},
+			Owner:            "webhook-" + me,
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		po := popts
+		po.TempDir = tmp
+		svc, err := transcribe.NewService(transcribe.Config{
+			Store: r.store, Blobs: r.blobs, Engines: engines, Decoder: dec, Key: key, Notifier: hooks,
+			Stages:           pipeline.Default(po),
+			AllowPrivateURLs: cfg.AllowPrivate,
+			Workers:          cfg.Workers,
+			Lease:            cfg.JobLease,
+			Retention:        cfg.Retention,
+			UploadTTL:        cfg.UploadTTL,
+			MaxUploadBytes:   cfg.MaxUpload,
+			MaxMediaDuration: cfg.MaxDuration,
+			TempDir:          tmp,
+			Logger:           rlog,
+			WorkerID:         me,
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		return hooks, svc, nil
+	}
+	hooks, svc, err := service(main, urls, tmp)
 	if err != nil {
 		return err
 	}
@@ -198,14 +231,20 @@ func Run(ctx context.Context, cfg *Config) error {
 		Authenticate:          httpapi.AuthFunc(auth),
 		Format:                func(ws []transcribe.Word) []transcribe.Word { return textfmt.Format(ws, nil) },
 		MaxSessionsPerProject: cfg.RealtimeLimit,
+		State:                 main.rtState,
+		ProcessID:             me,
 	})
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
+	var other []*httpapi.URLs
+	if euURLs != nil {
+		other = []*httpapi.URLs{euURLs}
+	}
 	api, err := httpapi.New(httpapi.Config{
 		Service: svc, Auth: auth, URLs: urls, Realtime: rt, RealtimeToken: rt.TokenHandler(),
-		RateLimit: cfg.RateLimit, Logger: log,
+		RateLimit: cfg.RateLimit, Logger: log, OtherRegions: other,
 	})
 	if err != nil {
 		return err
@@ -217,19 +256,51 @@ func Run(ctx context.Context, cfg *Config) error {
 	mux.Handle(console.Prefix, console.Handler())
 	mux.Handle("GET /{$}", http.RedirectHandler(console.Prefix, http.StatusFound))
 	mux.Handle("/", api)
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	srv := newHTTPServer(mux, log)
+	servers := []*http.Server{srv}
+	services := []*transcribe.Service{svc}
+	notifiers := []*webhook.Notifier{hooks}
+
+	// The EU region: its own Service over its own storage, the EU
+	// endpoint set only, the same keys.
+	if eu != nil {
+		euHooks, euSvc, err := service(eu, euURLs, filepath.Join(tmp, "eu"))
+		if err != nil {
+			return err
+		}
+		euAPI, err := httpapi.New(httpapi.Config{
+			Service: euSvc, Auth: auth, URLs: euURLs, Endpoints: httpapi.EndpointsEU,
+			RateLimit: cfg.RateLimit, Logger: log.With("region", "eu"), OtherRegions: []*httpapi.URLs{urls},
+		})
+		if err != nil {
+			return err
+		}
+		servers = append(servers, newHTTPServer(euAPI, log))
+		services = append(services, euSvc)
+		notifiers = append(notifiers, euHooks)
 	}
-	svc.Start()
-	hooks.Start()
-	errc := make(chan error, 1)
+
+	jctx, stopJanitors := context.WithCancel(context.Background())
+	defer stopJanitors()
+	for _, r := range []*region{main, eu} {
+		if r != nil {
+			go r.janitor(jctx, cfg.UploadTTL, log)
+		}
+	}
+	for _, s := range services {
+		s.Start()
+	}
+	for _, n := range notifiers {
+		n.Start()
+	}
+	errc := make(chan error, len(servers))
 	go func() { errc <- srv.Serve(ln) }()
-	log.Info("earshot listening", "addr", ln.Addr().String(), "public_url", urls.Origin(), "data", cfg.Data,
-		"workers", svc.Workers(), "tls", cfg.TLSCert != "")
+	log.Info("earshot listening", append([]any{"addr", ln.Addr().String(), "public_url", urls.Origin(), "data", cfg.Data,
+		"workers", svc.Workers(), "tls", cfg.TLSCert != "", "process", me}, main.where(cfg)...)...)
+	if eu != nil {
+		go func() { errc <- servers[1].Serve(euLn) }()
+		log.Info("EU region listening", append([]any{"addr", euLn.Addr().String(), "public_url", euURLs.Origin()}, eu.where(cfg)...)...)
+	}
 	log.Info("web console", "url", urls.Origin()+console.Prefix)
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr().String())
@@ -248,17 +319,47 @@ func Run(ctx context.Context, cfg *Config) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	_ = srv.Shutdown(sctx)
-	_ = rt.Close()
-	if err := svc.Close(sctx); err != nil {
-		log.Warn("jobs still running at shutdown; they resume after restart", "err", err)
+	for _, s := range servers {
+		_ = s.Shutdown(sctx)
 	}
-	_ = hooks.Close()
+	_ = rt.Close()
+	for _, s := range services {
+		if err := s.Close(sctx); err != nil {
+			log.Warn("jobs still running at shutdown; they resume after restart", "err", err)
+		}
+	}
+	for _, n := range notifiers {
+		_ = n.Close()
+	}
 	return nil
 }
 
-// listen binds cfg.Addr, with TLS when configured.
-func listen(cfg *Config) (net.Listener, error) {
+// newHTTPServer returns the server for one listener.
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+// publicURL is configured, or http(s):// plus the address ln listens on.
+func publicURL(cfg *Config, configured string, ln net.Listener) string {
+	if configured != "" {
+		return configured
+	}
+	scheme := "http"
+	if cfg.TLSCert != "" {
+		scheme = "https"
+	}
+	return scheme + "://" + ln.Addr().String()
+}
+
+// listen binds addr (named by setting in errors), with TLS when
+// configured.
+func listen(cfg *Config, addr, setting string) (net.Listener, error) {
 	var tcfg *tls.Config
 	if cfg.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
@@ -267,9 +368,9 @@ func listen(cfg *Config) (net.Listener, error) {
 		}
 		tcfg = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}}
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("EARSHOT_ADDR: %w", err)
+		return nil, fmt.Errorf("%s: %w", setting, err)
 	}
 	if tcfg != nil {
 		ln = tls.NewListener(ln, tcfg)
