@@ -18,6 +18,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/earshot-dev/earshot/export"
+	"github.com/earshot-dev/earshot/httpapi/openapi"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -162,6 +163,8 @@ func (a *API) routes() {
 	if a.cfg.RealtimeToken != nil {
 		m.Handle("/v2/realtime/token", a.limited(a.cfg.RealtimeToken))
 	}
+	// The OpenAPI 3.1 document of this API, without authentication.
+	m.Handle("GET /openapi.json", openapi.Handler()) // openapi.Path
 	m.HandleFunc("/", a.notFound)
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -450,31 +449,4 @@ func FuzzUpload(f *testing.F) {
 		req.Header.Set("Authorization", "k1")
 		fuzzHandler(t, fx.api, req)
 	})
-}
-
-// BenchmarkGetTranscript measures GET /v2/transcript/{id} over real HTTP on
-// loopback; it reports requests per second.
-func BenchmarkGetTranscript(b *testing.B) {
-	f := newFixture(b)
-	id := f.completed(b, "k1")
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	url := f.srv.URL + "/v2/transcript/" + id
-	b.ResetTimer()
-	start := time.Now()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			req, _ := http.NewRequest("GET", url, nil)
-			req.Header.Set("Authorization", "k1")
-			res, err := client.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			if res.StatusCode != 200 {
-				b.Fatal(fmt.Sprint(res.StatusCode))
-			}
-		}
-	})
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"syscall"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/httpapi"
-	"github.com/earshot-dev/earshot/httpapi/openapi"
 	"github.com/earshot-dev/earshot/realtime"
 	"github.com/earshot-dev/earshot/storage/localfs"
 	"github.com/earshot-dev/earshot/storage/memory"
@@ -125,7 +123,7 @@ func newServer(t testing.TB, o serverOptions) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.Config.Handler = withOpenAPI(api)
+	ts.Config.Handler = api
 	ts.Start()
 	svc.Start()
 	hooks.Start()
@@ -138,26 +136,6 @@ func newServer(t testing.TB, o serverOptions) *server {
 		hooks.Close()
 	})
 	return &server{url: ts.URL, rt: rt, fault: fault}
-}
-
-// withOpenAPI serves GET /openapi.json in front of api, the way httpapi
-// mounts it, while httpapi does not do so itself yet (see servesOpenAPI).
-func withOpenAPI(api http.Handler) http.Handler {
-	if servesOpenAPI(api) {
-		return api
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/", api)
-	mux.Handle("GET "+openapi.Path, openapi.Handler())
-	return mux
-}
-
-// servesOpenAPI reports whether h itself answers GET /openapi.json with the
-// document.
-func servesOpenAPI(h http.Handler) bool {
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", openapi.Path, nil))
-	return rec.Code == 200 && bytes.Equal(rec.Body.Bytes(), openapi.JSON())
 }
 
 var errInjected = errors.New("injected storage failure")
