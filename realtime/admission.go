@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,18 +34,34 @@ type Admission interface {
 // Ticket is an admitted session's account with its Admission. The Handler
 // reports through it every call the session makes into its recognizer
 // stream, and releases it when the stream is closed (or could not be
-// opened). Its methods are called from one goroutine at a time per
-// ticket, but tickets of different sessions are used concurrently.
+// opened). The methods of one ticket are called from one goroutine at a
+// time, but tickets of different sessions are used concurrently.
 type Ticket interface {
-	// Enter is called as the session calls into its recognizer stream
-	// (Write, Partial, EndUtterance, Close).
+	// Enter is called as the session calls into its recognizer stream.
 	Enter()
-	// Leave is called when that call returns, with the audio it handed to
-	// the recognizer (Write) or 0.
-	Leave(audio time.Duration)
+	// Leave is called when that call returns.
+	Leave(c Call)
 	// Release is called once, when the session's stream has been closed
 	// or could not be opened. Enter and Leave are not called after it.
 	Release()
+}
+
+// CallKind names a recognizer stream method.
+type CallKind string
+
+// The calls a session makes into its transcribe.Stream.
+const (
+	CallWrite        CallKind = "write"
+	CallPartial      CallKind = "partial"
+	CallEndUtterance CallKind = "end_utterance" // the final pass of an utterance
+	CallClose        CallKind = "close"
+)
+
+// Call describes one call a session made into its recognizer stream.
+type Call struct {
+	Kind CallKind
+	// Audio is the audio the call handed to the recognizer (Write), or 0.
+	Audio time.Duration
 }
 
 // ErrAtCapacity is wrapped by the *CapacityError LoadAdmission returns
@@ -61,9 +78,16 @@ type CapacityError struct {
 	// MaxSessions is set when the refusal came from
 	// LoadAdmissionConfig.MaxSessions rather than the cost.
 	MaxSessions int
+	// Final is set when the refusal came from the live sessions' late
+	// finals: the median of their utterances' slowest recognizer calls,
+	// over LoadAdmissionConfig.FinalBudget.
+	Final time.Duration
 }
 
 func (e *CapacityError) Error() string {
+	if e.Final > 0 {
+		return fmt.Sprintf("the server is at capacity: the %d live sessions' final transcripts are late already (%d ms to end an utterance); try again later", e.Live, e.Final.Milliseconds())
+	}
 	if e.MaxSessions > 0 {
 		return fmt.Sprintf("the server is at capacity: %d live sessions, the most it runs; try again later", e.Live)
 	}
@@ -85,14 +109,15 @@ func (admitAll) Admit() (Ticket, error) { return noTicket{}, nil }
 
 type noTicket struct{}
 
-func (noTicket) Enter()              {}
-func (noTicket) Leave(time.Duration) {}
-func (noTicket) Release()            {}
+func (noTicket) Enter()     {}
+func (noTicket) Leave(Call) {}
+func (noTicket) Release()   {}
 
 // Defaults of LoadAdmissionConfig.
 const (
 	DefaultHeadroom    = 0.9
 	DefaultInitialCost = 0.2
+	DefaultFinalBudget = 250 * time.Millisecond
 	DefaultCostWindow  = 2 * time.Second
 )
 
@@ -111,6 +136,17 @@ type LoadAdmissionConfig struct {
 	// 0.15 on a 2-core VM, so the default errs on the side of refusing
 	// during a burst at start-up).
 	InitialCost float64
+	// FinalBudget bounds how long the slowest recognizer call of an
+	// utterance may take: the call in which the engine ends the utterance
+	// (Stream.EndUtterance, or for pocketsphinx the Write or Partial in
+	// which its own voice detector ended it), from which a
+	// FinalTranscript's latency comes. While the median over the last
+	// utterances of the live sessions is longer, their finals are late
+	// already and no session is admitted, whatever the cost says.
+	// Default DefaultFinalBudget (250 ms: a final within 300 ms of the end
+	// of the pause, with the audio message before it); negative disables
+	// the check.
+	FinalBudget time.Duration
 	// MaxSessions caps live sessions whatever the cost: set it to the
 	// recognizer's stream capacity (pool size) so that a session beyond it
 	// is refused at once rather than after Config.StreamWait. Default 0:
@@ -128,7 +164,9 @@ type LoadAdmissionConfig struct {
 // LoadAdmission admits a new session only while the measured cost of
 // recognition leaves room for it on the cores: with cost c (CPU-seconds
 // per second of audio) it runs at most Headroom × Cores ÷ c sessions
-// (at least one), and refuses the next with a *CapacityError.
+// (at least one), and refuses the next with a *CapacityError. It also
+// refuses while the live sessions' final transcripts are late (see
+// LoadAdmissionConfig.FinalBudget).
 //
 // The cost is measured from the sessions' own recognizer calls, which is
 // what works for engines in this process and in worker processes alike:
@@ -155,7 +193,20 @@ type LoadAdmission struct {
 	winStart time.Time
 	cost     float64
 	measured bool
+	finals   []finalPass // the last end-of-utterance passes, oldest first
 }
+
+type finalPass struct {
+	at   time.Time
+	took time.Duration
+}
+
+// finalSamples is how many utterances the FinalBudget check looks at (the
+// median of their slowest calls), and finalMin the fewest it needs.
+const (
+	finalSamples = 9
+	finalMin     = 3
+)
 
 // NewLoadAdmission returns a LoadAdmission, or an error naming a bad
 // field.
@@ -169,6 +220,9 @@ func NewLoadAdmission(cfg LoadAdmissionConfig) (*LoadAdmission, error) {
 	if cfg.InitialCost == 0 {
 		cfg.InitialCost = DefaultInitialCost
 	}
+	if cfg.FinalBudget == 0 {
+		cfg.FinalBudget = DefaultFinalBudget
+	}
 	if cfg.Window == 0 {
 		cfg.Window = DefaultCostWindow
 	}
@@ -178,10 +232,10 @@ func NewLoadAdmission(cfg LoadAdmissionConfig) (*LoadAdmission, error) {
 	switch {
 	case cfg.Cores < 0:
 		return nil, fmt.Errorf("realtime: LoadAdmissionConfig.Cores must be positive, got %d", cfg.Cores)
-	case cfg.Headroom < 0 || cfg.Headroom > 1 || math.IsNaN(cfg.Headroom):
+	case !(cfg.Headroom > 0 && cfg.Headroom <= 1):
 		return nil, fmt.Errorf("realtime: LoadAdmissionConfig.Headroom must be in (0, 1], got %v", cfg.Headroom)
-	case cfg.InitialCost < 0 || math.IsNaN(cfg.InitialCost) || math.IsInf(cfg.InitialCost, 0):
-		return nil, fmt.Errorf("realtime: LoadAdmissionConfig.InitialCost must be positive, got %v", cfg.InitialCost)
+	case !(cfg.InitialCost > 0) || math.IsInf(cfg.InitialCost, 0):
+		return nil, fmt.Errorf("realtime: LoadAdmissionConfig.InitialCost must be a positive number, got %v", cfg.InitialCost)
 	case cfg.MaxSessions < 0:
 		return nil, fmt.Errorf("realtime: LoadAdmissionConfig.MaxSessions must be positive, got %d", cfg.MaxSessions)
 	case cfg.Window < 0:
@@ -198,23 +252,29 @@ type LoadStats struct {
 	Capacity int     // sessions it admits at the current cost
 	Cost     float64 // CPU-seconds per second of audio
 	Measured bool    // Cost was measured (false: InitialCost)
+	// Final is the median over the last utterances of their slowest
+	// recognizer call (0 before there are enough), and Late whether it is
+	// over FinalBudget.
+	Final time.Duration
+	Late  bool
 }
 
 // Stats reports the admission's numbers now.
 func (a *LoadAdmission) Stats() LoadStats {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.advance(a.cfg.Now())
-	return LoadStats{Live: a.live, Busy: a.busy, Capacity: a.capacity(), Cost: a.cost, Measured: a.measured}
+	now := a.cfg.Now()
+	a.advance(now)
+	f := a.finalMedian(now)
+	return LoadStats{Live: a.live, Busy: a.busy, Capacity: a.capacity(), Cost: a.cost, Measured: a.measured,
+		Final: f, Late: a.cfg.FinalBudget > 0 && f > a.cfg.FinalBudget}
 }
 
 // capacity is Headroom × Cores ÷ cost, at least 1, at most MaxSessions.
 func (a *LoadAdmission) capacity() int {
-	n := 1
+	n := math.MaxInt32
 	if a.cost > 0 {
-		n = max(1, int(math.Floor(a.cfg.Headroom*float64(a.cfg.Cores)/a.cost+1e-9)))
-	} else {
-		n = math.MaxInt32
+		n = max(1, int(min(math.Floor(a.cfg.Headroom*float64(a.cfg.Cores)/a.cost+1e-9), math.MaxInt32)))
 	}
 	if a.cfg.MaxSessions > 0 {
 		n = min(n, a.cfg.MaxSessions)
@@ -222,14 +282,44 @@ func (a *LoadAdmission) capacity() int {
 	return n
 }
 
-// Admit admits a session while fewer than the capacity are live.
+// finalMedian is the median of the slowest calls of the recent
+// utterances, or 0 when there are fewer than finalMin.
+func (a *LoadAdmission) finalMedian(now time.Time) time.Duration {
+	// Passes from before the last 15 windows say little about now.
+	old := now.Add(-15 * a.cfg.Window)
+	i := 0
+	for i < len(a.finals) && a.finals[i].at.Before(old) {
+		i++
+	}
+	a.finals = append(a.finals[:0], a.finals[i:]...)
+	if len(a.finals) < finalMin {
+		return 0
+	}
+	d := make([]time.Duration, len(a.finals))
+	for i, f := range a.finals {
+		d[i] = f.took
+	}
+	slices.Sort(d)
+	return d[len(d)/2]
+}
+
+// Admit admits a session while fewer than the capacity are live and
+// their finals are on time; the first session is always admitted.
 func (a *LoadAdmission) Admit() (Ticket, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.advance(a.cfg.Now())
-	if c := a.capacity(); a.live >= c {
-		e := &CapacityError{Live: a.live, Capacity: c, Cost: a.cost, Cores: a.cfg.Cores, Headroom: a.cfg.Headroom}
-		if a.cfg.MaxSessions > 0 && c == a.cfg.MaxSessions {
+	now := a.cfg.Now()
+	a.advance(now)
+	c := a.capacity()
+	var late time.Duration
+	if a.live > 0 && a.cfg.FinalBudget > 0 {
+		if f := a.finalMedian(now); f > a.cfg.FinalBudget {
+			late = f
+		}
+	}
+	if a.live >= c || late > 0 {
+		e := &CapacityError{Live: a.live, Capacity: c, Cost: a.cost, Cores: a.cfg.Cores, Headroom: a.cfg.Headroom, Final: late}
+		if a.cfg.MaxSessions > 0 && c == a.cfg.MaxSessions && a.live >= c {
 			e.MaxSessions = a.cfg.MaxSessions
 		}
 		return nil, e
@@ -245,26 +335,31 @@ func (a *LoadAdmission) advance(now time.Time) {
 		a.work += time.Duration(min(a.busy, a.cfg.Cores)) * d
 		a.last = now
 	}
-	if now.Sub(a.winStart) < a.cfg.Window || a.audio < time.Second {
-		if a.live == 0 && a.busy == 0 && now.Sub(a.winStart) >= a.cfg.Window {
-			// Nothing to measure: start afresh rather than mix idle time
-			// into the next window.
-			a.work, a.audio, a.winStart = 0, 0, now
-		}
+	if now.Sub(a.winStart) < a.cfg.Window {
 		return
 	}
-	sample := a.work.Seconds() / a.audio.Seconds()
-	if a.measured {
-		a.cost = (a.cost + sample) / 2
-	} else {
-		a.cost, a.measured = sample, true
+	switch {
+	case a.audio >= time.Second:
+		sample := a.work.Seconds() / a.audio.Seconds()
+		if a.measured {
+			a.cost = (a.cost + sample) / 2
+		} else {
+			a.cost, a.measured = sample, true
+		}
+	case a.live > 0 || a.busy > 0:
+		return // too little audio yet: let the window grow
 	}
+	// A new window (after idle time, nothing is carried over).
 	a.work, a.audio, a.winStart = 0, 0, now
+	if a.live == 0 {
+		a.finals = a.finals[:0]
+	}
 }
 
 type loadTicket struct {
 	a        *LoadAdmission
-	in       bool
+	entered  time.Time     // zero when not inside a call
+	slowest  time.Duration // the slowest call of the open utterance
 	released bool
 }
 
@@ -272,28 +367,38 @@ func (t *loadTicket) Enter() {
 	a := t.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if t.in || t.released {
+	if !t.entered.IsZero() || t.released {
 		return
 	}
-	a.advance(a.cfg.Now())
-	t.in = true
+	now := a.cfg.Now()
+	a.advance(now)
+	t.entered = now
 	a.busy++
 }
 
-func (t *loadTicket) Leave(audio time.Duration) {
+func (t *loadTicket) Leave(c Call) {
 	a := t.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if t.released {
 		return
 	}
-	a.advance(a.cfg.Now())
-	if t.in {
-		t.in = false
+	now := a.cfg.Now()
+	a.advance(now)
+	if !t.entered.IsZero() {
+		t.slowest = max(t.slowest, now.Sub(t.entered))
+		if c.Kind == CallEndUtterance {
+			if len(a.finals) == finalSamples {
+				a.finals = append(a.finals[:0], a.finals[1:]...)
+			}
+			a.finals = append(a.finals, finalPass{at: now, took: t.slowest})
+			t.slowest = 0
+		}
+		t.entered = time.Time{}
 		a.busy--
 	}
-	if audio > 0 {
-		a.audio += audio
+	if c.Audio > 0 {
+		a.audio += c.Audio
 	}
 }
 
@@ -306,8 +411,8 @@ func (t *loadTicket) Release() {
 	}
 	a.advance(a.cfg.Now())
 	t.released = true
-	if t.in {
-		t.in = false
+	if !t.entered.IsZero() {
+		t.entered = time.Time{}
 		a.busy--
 	}
 	a.live--
@@ -388,21 +493,21 @@ type meteredStream struct {
 func (m *meteredStream) Write(samples []int16) error {
 	m.t.Enter()
 	err := m.st.Write(samples)
-	m.t.Leave(time.Duration(len(samples)) * time.Second / time.Duration(m.rate))
+	m.t.Leave(Call{Kind: CallWrite, Audio: time.Duration(len(samples)) * time.Second / time.Duration(m.rate)})
 	return err
 }
 
 func (m *meteredStream) Partial() (transcribe.Hypothesis, error) {
 	m.t.Enter()
 	h, err := m.st.Partial()
-	m.t.Leave(0)
+	m.t.Leave(Call{Kind: CallPartial})
 	return h, err
 }
 
 func (m *meteredStream) EndUtterance() (transcribe.Hypothesis, error) {
 	m.t.Enter()
 	h, err := m.st.EndUtterance()
-	m.t.Leave(0)
+	m.t.Leave(Call{Kind: CallEndUtterance})
 	return h, err
 }
 
@@ -413,7 +518,7 @@ func (m *meteredStream) Close() error {
 	m.done = true
 	m.t.Enter()
 	err := m.st.Close()
-	m.t.Leave(0)
+	m.t.Leave(Call{Kind: CallClose})
 	m.t.Release()
 	return err
 }
