@@ -1,0 +1,80 @@
+package server
+
+import (
+	"strings"
+	"testing"
+)
+
+// storageVars are the settings these tests set; each test starts with
+// all of them empty (unset, for env()).
+var storageVars = []string{
+	"EARSHOT_DATABASE_URL", "EARSHOT_DATABASE_SCHEMA", "EARSHOT_S3_ENDPOINT", "EARSHOT_S3_BUCKET", "EARSHOT_S3_PREFIX",
+	"EARSHOT_S3_REGION", "EARSHOT_S3_ACCESS_KEY", "EARSHOT_S3_SECRET_KEY", "EARSHOT_S3_CREATE_BUCKET", "EARSHOT_EU_ADDR",
+	"EARSHOT_EU_PUBLIC_URL", "EARSHOT_EU_DATABASE_SCHEMA", "EARSHOT_EU_S3_BUCKET", "EARSHOT_EU_S3_PREFIX",
+	"EARSHOT_ENCRYPTION_KEY", "EARSHOT_API_KEYS", "EARSHOT_ADDR",
+}
+
+func parseWith(t *testing.T, vars map[string]string) (*Config, error) {
+	t.Helper()
+	for _, v := range storageVars {
+		t.Setenv(v, vars[v])
+	}
+	return ParseConfig(nil)
+}
+
+const (
+	testDB  = "postgres://earshot:secret@db.example.com/earshot"
+	testKey = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	testAPI = "key-of-at-least-16-chars:p1"
+)
+
+func TestStorageSettingsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{"EARSHOT_DATABASE_URL": testDB, "EARSHOT_API_KEYS": testAPI}, "needs EARSHOT_ENCRYPTION_KEY"},
+		{map[string]string{"EARSHOT_DATABASE_URL": testDB, "EARSHOT_ENCRYPTION_KEY": testKey}, "needs EARSHOT_API_KEYS"},
+		{map[string]string{"EARSHOT_S3_ENDPOINT": "http://127.0.0.1:9000"}, "EARSHOT_S3_ENDPOINT and EARSHOT_S3_BUCKET must be set together"},
+		{map[string]string{"EARSHOT_S3_BUCKET": "b"}, "EARSHOT_S3_ENDPOINT and EARSHOT_S3_BUCKET must be set together"},
+		{map[string]string{"EARSHOT_S3_PREFIX": "x/"}, "EARSHOT_S3_PREFIX is set but"},
+		{map[string]string{"EARSHOT_S3_ENDPOINT": "http://h:1", "EARSHOT_S3_BUCKET": "b", "EARSHOT_S3_ACCESS_KEY": "a"}, "must be set together"},
+		{map[string]string{"EARSHOT_EU_PUBLIC_URL": "https://eu.example.com"}, "need EARSHOT_EU_ADDR"},
+		{map[string]string{"EARSHOT_ADDR": "127.0.0.1:9000", "EARSHOT_EU_ADDR": "127.0.0.1:9000"}, "listener of its own"},
+		{map[string]string{"EARSHOT_DATABASE_URL": testDB, "EARSHOT_ENCRYPTION_KEY": testKey, "EARSHOT_API_KEYS": testAPI,
+			"EARSHOT_EU_ADDR": "127.0.0.1:9001", "EARSHOT_EU_DATABASE_SCHEMA": "earshot"}, "schema of its own"},
+		{map[string]string{"EARSHOT_S3_ENDPOINT": "http://h:1", "EARSHOT_S3_BUCKET": "b", "EARSHOT_S3_PREFIX": "us",
+			"EARSHOT_EU_ADDR": "127.0.0.1:9001", "EARSHOT_EU_S3_PREFIX": "us/"}, "prefix (or bucket) of its own"},
+		{map[string]string{"EARSHOT_S3_CREATE_BUCKET": "maybe"}, "EARSHOT_S3_CREATE_BUCKET: must be true or false"},
+	} {
+		if _, err := parseWith(t, tc.vars); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error containing %q", tc.vars, err, tc.want)
+		}
+	}
+}
+
+func TestStorageSettings(t *testing.T) {
+	c, err := parseWith(t, map[string]string{
+		"EARSHOT_DATABASE_URL": testDB, "EARSHOT_ENCRYPTION_KEY": testKey, "EARSHOT_API_KEYS": testAPI,
+		"EARSHOT_S3_ENDPOINT": "https://s3.example.com", "EARSHOT_S3_BUCKET": "media", "EARSHOT_S3_PREFIX": "prod",
+		"EARSHOT_S3_CREATE_BUCKET": "true", "EARSHOT_EU_ADDR": "127.0.0.1:9001",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DatabaseSchema != "earshot" || c.EUDatabaseSchema != "earshot_eu" || c.S3Region != "us-east-1" || !c.S3CreateBucket ||
+		c.EUS3Bucket != "media" || c.EUS3Prefix != "prod/eu/" {
+		t.Fatalf("defaults: %+v", c)
+	}
+	// A bucket of its own for the EU region, with the default prefix.
+	c, err = parseWith(t, map[string]string{
+		"EARSHOT_S3_ENDPOINT": "https://s3.example.com", "EARSHOT_S3_BUCKET": "media", "EARSHOT_EU_ADDR": "127.0.0.1:9001",
+		"EARSHOT_EU_S3_BUCKET": "media-eu", "EARSHOT_EU_S3_PREFIX": "",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.EUS3Bucket != "media-eu" || c.EUS3Prefix != "eu/" {
+		t.Fatalf("EU bucket %q prefix %q", c.EUS3Bucket, c.EUS3Prefix)
+	}
+}
