@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -88,10 +89,7 @@ func (s *Service) seal(rec *Record, st *state) error {
 	plain = append(plain, sealV2)
 	plain = binary.AppendUvarint(plain, uint64(len(priv)))
 	plain = append(append(plain, priv...), pub...)
-	sum, err := json.Marshal(summary{AudioURL: st.T.AudioURL, Error: st.T.Error})
-	if err != nil {
-		return fmt.Errorf("transcribe: encoding transcript %s: %w", rec.ID, err)
-	}
+	sum := summary{AudioURL: st.T.AudioURL, Error: st.T.Error}.encode()
 	rec.Data = s.cipher.Seal(rec.ID, plain)
 	rec.Summary = s.cipher.Seal(summaryAAD(rec.ID), sum)
 	return nil
@@ -187,18 +185,20 @@ func (s *Service) GetJSON(ctx context.Context, projectID, id string) ([]byte, er
 
 // splice returns pub with the status and webhook_status_code of rec. The
 // wire form starts {"id":"<id>","status":"<status>", and the key
-// "webhook_status_code" occurs once, at the top level (inside strings a
+// "webhook_status_code" occurs once, at the top level near the end (inside strings a
 // quote is escaped, so the raw key cannot appear there).
 func splice(pub []byte, rec *Record) ([]byte, bool) {
 	const statusKey = `,"status":"`
 	const hookKey = `,"webhook_status_code":`
-	i := bytes.Index(pub, []byte(statusKey))
+	i := bytes.Index(pub[:min(len(pub), 64+len(statusKey))], []byte(statusKey))
 	if i < 0 || i > 64 {
 		return nil, false
 	}
 	sv := i + len(statusKey)
 	se := bytes.IndexByte(pub[sv:], '"')
-	h := bytes.Index(pub, []byte(hookKey))
+	// The key comes after the words and results, near the end: search
+	// from there (it occurs once, so the last is the one).
+	h := bytes.LastIndex(pub, []byte(hookKey))
 	if se < 0 || h < sv {
 		return nil, false
 	}
@@ -228,10 +228,72 @@ func (s *Service) unsealSummary(rec *Record) (summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	if err := json.Unmarshal(b, &sum); err != nil {
+	if err := sum.decode(b); err != nil {
 		return sum, fmt.Errorf("transcribe: corrupt list entry %s: %v", rec.ID, err)
 	}
 	return sum, nil
+}
+
+// summaryV1 marks the binary form of a summary: the byte, the uvarint
+// length of audio_url and its bytes, then 0 (no error) or 1 followed by
+// the uvarint length of error and its bytes. A list page decodes one per
+// entry, so it is read without a JSON parser; summaries written before it
+// are JSON objects (starting with '{') and still read.
+const summaryV1 = 0x01
+
+func (m summary) encode() []byte {
+	b := make([]byte, 0, 4+len(m.AudioURL)+binary.MaxVarintLen64)
+	b = append(b, summaryV1)
+	b = binary.AppendUvarint(b, uint64(len(m.AudioURL)))
+	b = append(b, m.AudioURL...)
+	if m.Error == nil {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	b = binary.AppendUvarint(b, uint64(len(*m.Error)))
+	return append(b, *m.Error...)
+}
+
+func (m *summary) decode(b []byte) error {
+	if len(b) > 0 && b[0] == '{' {
+		return json.Unmarshal(b, m)
+	}
+	if len(b) == 0 || b[0] != summaryV1 {
+		return errors.New("unknown summary version")
+	}
+	b = b[1:]
+	str := func() (string, bool) {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) {
+			return "", false
+		}
+		v := string(b[k : k+int(n)])
+		b = b[k+int(n):]
+		return v, true
+	}
+	u, ok := str()
+	if !ok || len(b) == 0 {
+		return errors.New("truncated summary")
+	}
+	m.AudioURL = u
+	switch b[0] {
+	case 0:
+		m.Error = nil
+		b = b[1:]
+	case 1:
+		b = b[1:]
+		e, ok := str()
+		if !ok {
+			return errors.New("truncated summary")
+		}
+		m.Error = &e
+	default:
+		return errors.New("corrupt summary")
+	}
+	if len(b) != 0 {
+		return errors.New("trailing bytes in summary")
+	}
+	return nil
 }
 
 // artifact returns the recorded artifact of a kind, if any.

@@ -36,7 +36,10 @@ func TestGetJSONMatchesGet(t *testing.T) {
 	conf, dur := 0.9, 3.0
 	tr := &Transcript{ID: "0f0e0d0c-0b0a-4090-8070-605040302010", Status: StatusCompleted, ProjectID: "p",
 		TranscriptParams: TranscriptParams{AudioURL: "https://x/a.wav", WebhookURL: String("https://h/?a=1"),
-			WebhookAuthHeaderName: String("X-S"), WebhookAuthHeaderValue: String("secret"), ContentSafety: Bool(true), ContentSafetyConfidence: Int64(60)},
+			WebhookAuthHeaderName: String("X-S"), WebhookAuthHeaderValue: String("secret"), ContentSafety: Bool(true), ContentSafetyConfidence: Int64(60),
+			// A parameter echoed as given, holding the key raw (it comes
+			// before the real one).
+			RemoveAudioTags: json.RawMessage(`{"a":1,"webhook_status_code":7,"status":"x"}`)},
 		Text: &text, Words: []Word{{Text: text, Start: 1, End: 2, Confidence: 0.9}}, Confidence: &conf, AudioDuration: &dur,
 		ContentSafetyLabels: &ContentSafetyLabelsResult{}, LanguageModel: "assemblyai_default", AcousticModel: "assemblyai_default"}
 	rec := &Record{ID: tr.ID, ProjectID: "p", Status: StatusQueued, Created: time.Now()}
@@ -89,4 +92,32 @@ type nopRec struct{ Recognizer }
 
 func (nopRec) Features() RecognizerFeatures {
 	return RecognizerFeatures{SampleRate: 16000, Languages: []string{"en"}}
+}
+
+// TestSummaryEncoding: the binary list entry reads back, with and without
+// an error, and summaries written as JSON by earlier versions still read.
+func TestSummaryEncoding(t *testing.T) {
+	e := "boom \x00 \u00e9"
+	for _, m := range []summary{{}, {AudioURL: "https://x/a.wav"}, {AudioURL: "u", Error: &e}, {Error: String("")}} {
+		var got summary
+		if err := got.decode(m.encode()); err != nil {
+			t.Fatalf("%+v: %v", m, err)
+		}
+		if got.AudioURL != m.AudioURL || (got.Error == nil) != (m.Error == nil) || (got.Error != nil && *got.Error != *m.Error) {
+			t.Errorf("round trip of %+v gave %+v", m, got)
+		}
+		enc := m.encode()
+		for i := range enc {
+			if err := new(summary).decode(enc[:i]); err == nil {
+				t.Errorf("%+v cut to %d bytes decoded without error", m, i)
+			}
+		}
+	}
+	var old summary
+	if err := old.decode([]byte(`{"a":"https://x/b.mp3","e":"bad media"}`)); err != nil || old.AudioURL != "https://x/b.mp3" || *old.Error != "bad media" {
+		t.Errorf("JSON summary: %+v, %v", old, err)
+	}
+	if err := new(summary).decode([]byte{9, 0}); err == nil {
+		t.Error("an unknown version decoded")
+	}
 }

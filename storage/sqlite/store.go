@@ -224,6 +224,35 @@ var migrations = []string{
 	ALTER TABLE transcripts ADD COLUMN summary BLOB NOT NULL DEFAULT x'';
 	CREATE INDEX uploads_created ON uploads (created, id);
 	CREATE INDEX deliveries_done ON deliveries (next_attempt, id) WHERE done = 1;`,
+	// Version 4: the sealed transcript (data) becomes the last column. A
+	// column after a large value can only be reached by walking that
+	// value's whole chain of overflow pages, so with summary after data a
+	// list page read every listed transcript in full; now it stops before
+	// the first overflow page. The table is rebuilt (SQLite cannot reorder
+	// columns) and keeps its AUTOINCREMENT sequence.
+	`CREATE TABLE transcripts_v4 (
+		seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+		id             TEXT    NOT NULL UNIQUE,
+		project_id     TEXT    NOT NULL,
+		status         TEXT    NOT NULL,
+		deleted        INTEGER NOT NULL DEFAULT 0,
+		created        INTEGER NOT NULL,
+		completed      INTEGER NOT NULL,
+		lease_owner    TEXT    NOT NULL DEFAULT '',
+		lease_until    INTEGER NOT NULL,
+		claims         INTEGER NOT NULL DEFAULT 0,
+		failures       INTEGER NOT NULL DEFAULT 0,
+		webhook_status INTEGER NOT NULL DEFAULT 0,
+		summary        BLOB    NOT NULL DEFAULT x'',
+		data           BLOB    NOT NULL
+	);
+	INSERT INTO transcripts_v4 (seq, id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, summary, data) SELECT seq, id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, summary, data FROM transcripts ORDER BY seq;
+	DELETE FROM sqlite_sequence WHERE name = 'transcripts_v4';
+	INSERT INTO sqlite_sequence (name, seq) SELECT 'transcripts_v4', seq FROM sqlite_sequence WHERE name = 'transcripts';
+	DROP TABLE transcripts;
+	ALTER TABLE transcripts_v4 RENAME TO transcripts;
+	CREATE INDEX transcripts_project ON transcripts (project_id, seq);
+	CREATE INDEX transcripts_active ON transcripts (seq) WHERE deleted = 0 AND status IN ('queued', 'processing');`,
 }
 
 // SchemaVersion is the schema version this package writes.
@@ -322,7 +351,8 @@ func nonNil(b []byte) []byte {
 }
 
 // recordCols are the columns of a whole record; listCols leave out the
-// sealed transcript (data), which List does not return.
+// sealed transcript (data), which List does not return, and which is the
+// table's last column so that reading the others never touches it.
 const (
 	recordCols = listCols + `, data`
 	listCols   = `seq, id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, summary`

@@ -321,6 +321,56 @@ func TestMigrateFromV1(t *testing.T) {
 	}
 }
 
+// TestMigrateFromV3: a version 3 database (data before the columns added
+// later) keeps its transcripts and their sequence, and data becomes the
+// last column.
+func TestMigrateFromV3(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "earshot.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE schema_version (version INTEGER NOT NULL)`,
+		`INSERT INTO schema_version (version) VALUES (3)`,
+		migrations[0], migrations[1], migrations[2],
+		`INSERT INTO transcripts (id, project_id, status, created, completed, lease_until, data, claims, summary)
+			VALUES ('a', 'p', 'completed', 1, 2, 3, x'0102', 1, x'05')`,
+		`INSERT INTO transcripts (id, project_id, status, created, completed, lease_until, data)
+			VALUES ('b', 'p', 'queued', 4, 5, 6, x'03')`,
+		`DELETE FROM transcripts WHERE id = 'b'`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			db.Close()
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	s := openTemp(t, Config{Path: path})
+	ctx := t.Context()
+	r, err := s.Get(ctx, "a")
+	if err != nil || r.Seq != 1 || r.Claims != 1 || string(r.Data) != "\x01\x02" || string(r.Summary) != "\x05" || r.Status != transcribe.StatusCompleted {
+		t.Fatalf("Get after migration = %+v, %v", r, err)
+	}
+	c := queued("c")
+	if err := s.Create(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Seq != 3 {
+		t.Errorf("a record created after the migration has seq %d, want 3 (the sequence continues past deleted rows)", c.Seq)
+	}
+	var last string
+	if err := s.db.QueryRowContext(ctx, `SELECT name FROM pragma_table_info('transcripts') ORDER BY cid DESC LIMIT 1`).Scan(&last); err != nil || last != "data" {
+		t.Errorf("last column of transcripts = %q, %v; want data", last, err)
+	}
+	for _, ix := range []string{"transcripts_project", "transcripts_active"} {
+		var n int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?`, ix).Scan(&n); err != nil || n != 1 {
+			t.Errorf("index %s after migration: %d, %v", ix, n, err)
+		}
+	}
+}
+
 // TestOpenConcurrently: several handles create and migrate one new file
 // at the same time (SQLite answers SQLITE_BUSY without waiting while a new
 // file turns into a WAL database; Open must retry).
