@@ -3,7 +3,11 @@ package pocketsphinx
 import (
 	"fmt"
 	"runtime"
+	"time"
 )
+
+// DefaultIdleTimeout is Config.IdleTimeout's default.
+const DefaultIdleTimeout = 5 * time.Minute
 
 // DefaultModelDir is where Debian's pocketsphinx-en-us installs the US
 // English model.
@@ -23,6 +27,12 @@ type Config struct {
 	// libsphinxbase.so.3, or the path of libpocketsphinx.so.3. Default:
 	// Debian's multiarch directories.
 	LibraryPath string
+	// IdleTimeout frees a pooled decoder that has served nothing for this
+	// long, and hands its memory back to the system, so that a burst of
+	// requests or streams does not keep its decoders for ever. Default
+	// DefaultIdleTimeout (5 minutes); negative keeps idle decoders until
+	// Close.
+	IdleTimeout time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -31,6 +41,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Decoders == 0 {
 		c.Decoders = runtime.NumCPU()
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = DefaultIdleTimeout
 	}
 	return c
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/earshot-dev/earshot/transcribe"
@@ -57,6 +58,8 @@ type decoder struct {
 	// requests a pooled decoder served before.
 	cmn     uintptr
 	cmnInit []float32
+	// idleSince is when the decoder last went back to the pool.
+	idleSince time.Time
 }
 
 // newDecoder builds a decoder: the acoustic model and dictionary through

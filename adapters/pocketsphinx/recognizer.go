@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
 )
@@ -38,9 +39,10 @@ type Recognizer struct {
 	done   chan struct{} // closed by Close, waking waiters
 
 	mu     sync.Mutex
-	idle   []*decoder
-	live   int // decoders created and not freed
+	idle   []*decoder // most recently used last
+	live   int        // decoders created and not freed
 	closed bool
+	reaper *time.Timer // frees decoders idle for IdleTimeout; nil when none is idle
 
 	initMu sync.Mutex // decoders are created one at a time
 }
@@ -155,10 +157,53 @@ func (r *Recognizer) release(d *decoder) {
 		r.mu.Unlock()
 		d.free()
 	} else {
+		d.idleSince = time.Now()
 		r.idle = append(r.idle, d)
+		if r.reaper == nil && r.cfg.IdleTimeout > 0 {
+			r.reaper = time.AfterFunc(r.cfg.IdleTimeout, r.reap)
+		}
 		r.mu.Unlock()
 	}
 	<-r.tokens
+}
+
+// reap frees the decoders idle for IdleTimeout and runs again when the
+// next one will be.
+func (r *Recognizer) reap() {
+	now := time.Now()
+	var stale []*decoder
+	r.mu.Lock()
+	r.reaper = nil
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	// The idle list is in order of release: the stale ones come first.
+	i := 0
+	for i < len(r.idle) && now.Sub(r.idle[i].idleSince) >= r.cfg.IdleTimeout {
+		i++
+	}
+	stale = append(stale, r.idle[:i]...)
+	r.idle = append(r.idle[:0], r.idle[i:]...)
+	if len(r.idle) > 0 {
+		r.reaper = time.AfterFunc(r.cfg.IdleTimeout-now.Sub(r.idle[0].idleSince), r.reap)
+	}
+	r.mu.Unlock()
+	for _, d := range stale {
+		d.free()
+	}
+	// Counted as live until their memory is back with the system.
+	r.mu.Lock()
+	r.live -= len(stale)
+	r.mu.Unlock()
+}
+
+// Decoders returns how many decoders exist now, and how many of them are
+// idle.
+func (r *Recognizer) Decoders() (live, idle int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.live, len(r.idle)
 }
 
 // Close frees the idle decoders; decoders in use are freed when their
@@ -169,6 +214,10 @@ func (r *Recognizer) Close() error {
 		close(r.done)
 	}
 	r.closed = true
+	if r.reaper != nil {
+		r.reaper.Stop()
+		r.reaper = nil
+	}
 	idle := r.idle
 	r.idle = nil
 	r.live -= len(idle)
