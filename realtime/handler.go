@@ -813,8 +813,17 @@ func (h *Handler) run(ctx context.Context, conn *wsConn, s *Session) {
 		case <-tick.C:
 			msgs, err = s.Tick()
 		}
-		if werr := conn.send(ctx, msgs...); werr != nil {
+		// A session that ended is recorded before its last messages go
+		// out: a client that reconnects (to any process) as soon as it
+		// sees SessionTerminated or the close finds the end recorded.
+		ended := err != nil || s.State().Ended()
+		if ended {
 			h.detach(s)
+		}
+		if werr := conn.send(ctx, msgs...); werr != nil {
+			if !ended {
+				h.detach(s)
+			}
 			return
 		}
 		if err != nil {
@@ -826,15 +835,11 @@ func (h *Handler) run(ctx context.Context, conn *wsConn, s *Session) {
 					err = ErrUniqueSession.with("the session continues on another connection")
 				}
 			}
-			// The record first: a client that reconnects as soon as it
-			// sees the close finds the session's end recorded.
-			h.detach(s)
 			conn.fail(ctx, err)
 			return
 		}
-		if s.State().Ended() {
+		if ended {
 			// terminate_session: SessionTerminated was the last message.
-			h.detach(s)
 			_ = conn.c.Close(websocket.StatusNormalClosure, "")
 			return
 		}
