@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/AssemblyAI/assemblyai-go-sdk v1.10.0
 	github.com/TwiN/go-away v1.6.13
+	github.com/asticode/go-astisub v0.34.0
 	github.com/coder/websocket v1.8.15
 	github.com/ebitengine/purego v0.11.3
 	github.com/go-audio/audio v1.0.0
@@ -27,6 +28,8 @@ require (
 )
 
 require (
+	github.com/asticode/go-astikit v0.20.0 // indirect
+	github.com/asticode/go-astits v1.8.0 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/basgys/goxml2json v1.1.1-0.20231018121955-e66ee54ceaad // indirect
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -2,6 +2,7 @@ package export
 
 import (
 	"strconv"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/earshot-dev/earshot/transcribe"
@@ -56,8 +57,9 @@ func rulesFor(charsPerCaption int) captionRules {
 
 // segment groups the transcript's words into cues. Words whose text is empty
 // after cleaning are left out; every other word appears in exactly one cue,
-// in order. No line is longer than r.lineChars runes unless it holds one word
-// that is longer by itself, and such a word is a cue of its own.
+// in order, except that a word longer than r.lineChars runes is split
+// (splitWord) into pieces that take a line each, in cues of their own. No
+// line is longer than r.lineChars runes.
 func segment(words []transcribe.Word, r captionRules) []cue {
 	var (
 		out     []cue
@@ -94,10 +96,19 @@ func segment(words []transcribe.Word, r captionRules) []cue {
 		}
 		switch {
 		case n > r.lineChars:
-			// Never split a word: an over-long one is a caption by itself.
+			// An over-long word is split; its pieces fill captions of
+			// their own, a line each.
 			flush()
-			cur = cue{start: w.Start, lines: [][]string{{text}}}
-			setEnd(&cur, w.End)
+			for _, p := range splitWord(text, w.Start, w.End, r.lineChars) {
+				if len(cur.lines) == r.maxLines {
+					flush()
+				}
+				if len(cur.lines) == 0 {
+					cur.start = p.start
+				}
+				cur.lines = append(cur.lines, []string{p.text})
+				setEnd(&cur, p.end)
+			}
 			flush()
 		case len(cur.lines) == 0:
 			cur = cue{start: w.Start, lines: [][]string{{text}}}
@@ -121,6 +132,79 @@ func segment(words []transcribe.Word, r captionRules) []cue {
 	}
 	flush()
 	return out
+}
+
+// wordPiece is a part of a word too long for one caption line.
+type wordPiece struct {
+	text       string
+	start, end int64
+}
+
+// splitWord cuts text, a cleaned word of more than limit runes (limit >= 1),
+// into pieces of at most limit runes. A word with spaces inside ("New York"
+// as one word) is cut at a space where one falls within the limit, and the
+// space is dropped; otherwise the pieces are as even in length as the limit
+// allows ("respectable" at 10 gives "respec", "table"), and a cut is moved
+// back so that it does not separate a combining mark, a variation selector,
+// an emoji modifier or a zero-width joiner from the character it belongs to
+// (unless that would leave a piece empty). Each piece gets the share of the
+// word's time that its runes are of the word's (a dropped space's share
+// going to the piece after it), so the pieces' times follow on from each
+// other from start to end.
+func splitWord(text string, start, end int64, limit int) []wordPiece {
+	rs := []rune(text)
+	n := len(rs)
+	dur := max(end-start, 0)
+	at := func(i int) int64 { return start + dur*int64(i)/int64(n) }
+	var out []wordPiece
+	for pos := 0; pos < n; {
+		from := pos // a dropped space's time goes to the piece after it
+		for pos < n && rs[pos] == ' ' {
+			pos++
+		}
+		if pos == n {
+			break
+		}
+		rest := n - pos
+		cut := n
+		if rest > limit {
+			cut = -1
+			for i := pos + limit; i > pos; i-- {
+				if rs[i] == ' ' {
+					cut = i
+					break
+				}
+			}
+			if cut < 0 {
+				pieces := (rest + limit - 1) / limit
+				cut = pos + (rest+pieces-1)/pieces
+				for c := cut; c > pos+1; c-- {
+					if breakable(rs, c) {
+						cut = c
+						break
+					}
+				}
+			}
+		}
+		out = append(out, wordPiece{text: string(rs[pos:cut]), start: at(from), end: at(cut)})
+		pos = cut
+	}
+	return out
+}
+
+// breakable reports whether a line may break before rs[i]: not before a
+// combining mark, a variation selector, an emoji skin-tone modifier or a
+// zero-width joiner, nor after a zero-width joiner.
+func breakable(rs []rune, i int) bool {
+	r := rs[i]
+	switch {
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc),
+		r == '\u200d' || rs[i-1] == '\u200d',
+		r >= 0xFE00 && r <= 0xFE0F, r >= 0xE0100 && r <= 0xE01EF,
+		r >= 0x1F3FB && r <= 0x1F3FF:
+		return false
+	}
+	return true
 }
 
 // setEnd sets the cue's end to the last word's end, never before its start

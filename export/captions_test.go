@@ -78,12 +78,13 @@ func TestCharsPerCaption(t *testing.T) {
 				t.Fatalf("limit %d: cue with %d lines", limit, len(c.lines))
 			}
 			line := strings.Join(c.lines[0], " ")
-			if n := utf8.RuneCountInString(line); n > limit && len(c.lines[0]) > 1 {
+			if n := utf8.RuneCountInString(line); n > limit {
 				t.Errorf("limit %d: caption %q has %d characters", limit, line, n)
 			}
 			all = append(all, c.lines[0]...)
 		}
-		if strings.Join(all, " ") != text {
+		// Pieces of split words run together again without spaces.
+		if strings.ReplaceAll(strings.Join(all, ""), " ", "") != strings.ReplaceAll(text, " ", "") {
 			t.Fatalf("limit %d: words not covered once in order: %q", limit, all)
 		}
 	}
@@ -94,16 +95,87 @@ func TestCharsPerCaption(t *testing.T) {
 	}
 }
 
-func TestOverLongWordOwnCaption(t *testing.T) {
+// TestOverLongWordSplit: a word longer than chars_per_caption is split
+// across captions (issue 15 item 8: at 10, "respectable" was one caption of
+// 11 characters), each piece taking its share of the word's time.
+func TestOverLongWordSplit(t *testing.T) {
 	tr := transcriptOf([]transcribe.Word{
 		w("a", 0, 100, ""), w("extraordinarily", 200, 900, ""), w("b", 1000, 1100, ""), w("c", 1200, 1300, ""),
 	})
 	got := string(SRT(tr, 5))
 	want := "1\n00:00:00,000 --> 00:00:00,100\na\n\n" +
-		"2\n00:00:00,200 --> 00:00:00,900\nextraordinarily\n\n" +
-		"3\n00:00:01,000 --> 00:00:01,300\nb c\n"
+		"2\n00:00:00,200 --> 00:00:00,433\nextra\n\n" +
+		"3\n00:00:00,433 --> 00:00:00,666\nordin\n\n" +
+		"4\n00:00:00,666 --> 00:00:00,900\narily\n\n" +
+		"5\n00:00:01,000 --> 00:00:01,300\nb c\n"
 	if got != want {
 		t.Errorf("SRT =\n%s\nwant\n%s", got, want)
+	}
+
+	tr = transcriptOf(evenWords("a most respectable man", 0, ""))
+	got = string(VTT(tr, 10))
+	want = "WEBVTT\n\n00:00.000 --> 00:00.700\na most\n\n" +
+		"00:00.800 --> 00:00.963\nrespec\n\n00:00.963 --> 00:01.100\ntable\n\n" +
+		"00:01.200 --> 00:01.500\nman\n"
+	if got != want {
+		t.Errorf("VTT =\n%s\nwant\n%s", got, want)
+	}
+
+	// The default segmentation splits a word over 40 characters across
+	// the two lines of one caption.
+	long := "pneumonoultramicroscopicsilicovolcanoconiosis"
+	tr = transcriptOf([]transcribe.Word{w(long, 1000, 2000, "")})
+	if got, want := string(SRT(tr, 0)), "1\n00:00:01,000 --> 00:00:02,000\npneumonoultramicroscopi\ncsilicovolcanoconiosis\n"; got != want {
+		t.Errorf("default SRT = %q, want %q", got, want)
+	}
+}
+
+func TestSplitWord(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		limit int
+		want  string // pieces joined by |
+	}{
+		{"respectable", 10, "respec|table"},
+		{"respectable", 1, "r|e|s|p|e|c|t|a|b|l|e"},
+		{"abcdefghij", 3, "abc|def|gh|ij"},
+		// Inner spaces (a word that is a phrase) are preferred cuts.
+		{"New York City Hall", 10, "New York|City Hall"},
+		{"a bcdefghijklmnop", 4, "a|bcde|fghi|jklm|nop"},
+		// No cut between a letter and its combining accent, inside an
+		// emoji ZWJ sequence, or before a skin-tone modifier.
+		{"abcde\u0301fgh", 5, "abcd|e\u0301fgh"},
+		{"ab\U0001F469\u200D\U0001F4BBcd", 3, "ab|\U0001F469\u200D\U0001F4BB|cd"},
+		{"abc\U0001F44D\U0001F3FDef", 4, "abc|\U0001F44D\U0001F3FDef"},
+		// A cluster longer than the limit is cut anyway.
+		{"e\u0301\u0301", 1, "e|\u0301|\u0301"},
+		{"日本語のテキスト", 3, "日本語|のテキ|スト"},
+	} {
+		ps := splitWord(tc.text, 1000, 2000, tc.limit)
+		var texts []string
+		prev := int64(1000)
+		for _, p := range ps {
+			texts = append(texts, p.text)
+			if n := utf8.RuneCountInString(p.text); n == 0 || n > tc.limit {
+				t.Errorf("%q at %d: piece %q has %d runes", tc.text, tc.limit, p.text, n)
+			}
+			if p.start != prev || p.end < p.start {
+				t.Errorf("%q at %d: piece %q at %d-%d after %d", tc.text, tc.limit, p.text, p.start, p.end, prev)
+			}
+			prev = p.end
+		}
+		if prev != 2000 {
+			t.Errorf("%q at %d: pieces end at %d, want 2000", tc.text, tc.limit, prev)
+		}
+		if got := strings.Join(texts, "|"); got != tc.want {
+			t.Errorf("splitWord(%q, %d) = %q, want %q", tc.text, tc.limit, got, tc.want)
+		}
+	}
+	// A malformed word (end before start) gives pieces of no length.
+	for _, p := range splitWord("abcdef", 500, 400, 2) {
+		if p.start != 500 || p.end != 500 {
+			t.Errorf("malformed word: piece %+v", p)
+		}
 	}
 }
 
@@ -244,4 +316,25 @@ func longTranscript(n int) *transcribe.Transcript {
 		offset += 30000
 	}
 	return transcriptOf(ws[:n])
+}
+
+// TestCleanTextArrows: every "-->" goes, as replacing it with "->" until
+// none is left would do, in time linear in the word (a 400,000-dash word
+// took minutes when it was replaced pass by pass).
+func TestCleanTextArrows(t *testing.T) {
+	naive := func(s string) string {
+		for strings.Contains(s, "-->") {
+			s = strings.ReplaceAll(s, "-->", "->")
+		}
+		return s
+	}
+	for _, s := range []string{"a-->b", "--->", "---->x-->", "-->-->", "->", "--", "a--b", "-- >", "x---", "<!-- -->", "a->b-->c--->d", strings.Repeat("-", 50) + ">"} {
+		if got, want := cleanText(s), naive(s); got != want {
+			t.Errorf("cleanText(%q) = %q, want %q", s, got, want)
+		}
+	}
+	long := strings.Repeat("-", 400_000) + ">"
+	if got := cleanText(long); got != "->" {
+		t.Errorf("cleanText of 400,000 dashes and > = %.20q...", got)
+	}
 }

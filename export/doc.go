@@ -26,20 +26,41 @@
 // written by hand:
 // github.com/asticode/go-astisub (checked at v0.34.0) writes a byte-order
 // mark before SRT, HTML-escapes cue text ("&" becomes "&amp;") and always
-// writes HH:MM:SS.mmm in WebVTT, so it is not used anywhere in this package.
+// writes HH:MM:SS.mmm in WebVTT, so it does not write our captions. The
+// tests use it (pinned at v0.34.0) as an independent reader instead: every
+// SRT and VTT file the tests and FuzzCaptions make is read back with it and
+// must give the cues written, time for time and line for line, except the
+// text of lines holding '<' or '&': cue text is written as it is, and a
+// reader following the WebVTT standard (go-astisub too, for SRT as well)
+// takes '<' for the start of a tag and '&' for the start of an escape, so
+// "R&D at <Acme> costs" reads back as "R&D at  costs". Escaping them
+// would change output clients already receive, so it is left as it is.
 //
 // Captions are built from the transcript's words; a cue runs from its first
-// word's start to its last word's end. Words are never split. A word whose
-// text is empty is skipped (it would end the cue); whitespace inside a word
-// becomes a single space.
+// word's start to its last word's end. A word whose text is empty is
+// skipped (it would end the cue); whitespace inside a word becomes a single
+// space, and a run of dashes before '>' one dash (no cue timing arrow).
+//
+// No caption line is ever longer than its limit. A word longer than a
+// line is split into pieces of at most a line each: at a space inside it
+// when there is one within the limit, otherwise into pieces as even as the
+// limit allows ("respectable" at 10 characters gives "respec" and "table"),
+// never cutting a combining mark, variation selector, emoji modifier or
+// zero-width joiner from its character unless the limit leaves no choice.
+// No hyphen is added (at a limit of one or two characters there is no room
+// for one). Each piece takes its share of the word's time in proportion to
+// its characters, and the pieces take lines of their own in captions of
+// their own: the word's captions hold nothing else.
 //
 // With chars_per_caption = N > 0 each caption is one line of at most N
 // characters (Unicode code points, spaces included), filled greedily; a
-// single word longer than N is a caption on its own. A speaker or channel
-// change and a silence of CaptionPauseMillis also start a new caption.
+// word longer than N is split as above, one caption per piece. A speaker or
+// channel change and a silence of CaptionPauseMillis also start a new
+// caption.
 //
 // The default segmentation (chars_per_caption 0) follows common subtitle
-// practice: at most DefaultMaxLines lines of DefaultLineChars characters,
+// practice: at most DefaultMaxLines lines of DefaultLineChars characters
+// (a longer word split over the lines of its own captions),
 // balanced in length, a new caption after every sentence end, at a speaker
 // or channel change, after a silence of CaptionPauseMillis, and before a
 // caption would span more than DefaultMaxCueMillis.

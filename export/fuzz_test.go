@@ -122,8 +122,11 @@ func FuzzCaptions(f *testing.F) {
 	f.Add("Hello, and welcome. Today we talk about New York.", []byte{10, 20, 200, 5, 90}, 0)
 	f.Add("a bb ccc dddd eeeee ffffff", []byte{1, 2, 3}, 3)
 	f.Add("pneumonoultramicroscopicsilicovolcanoconiosis is long", []byte{50}, 10)
+	f.Add("a most respectable man", []byte{4, 8}, 10)
 	f.Add("odd\nword  with--> arrows\t and\r\nbreaks", []byte{0, 255, 128}, 32)
 	f.Add("Ünïcödé wörds ünd 日本語 テキスト", []byte{30, 40}, 7)
+	f.Add("tab\tinside\ta\tvery\tlong\tword e\u0301\u0301\u0301 \U0001F469\u200D\U0001F4BB\U0001F469\u200D\U0001F4BB", []byte{9, 250}, 2)
+	f.Add("an-extremely-long-hyphenated-compound-that-runs-past-forty-characters here", []byte{100, 3}, 0)
 	f.Add("", []byte{}, 5)
 	f.Fuzz(func(t *testing.T, text string, shape []byte, limit int) {
 		if !utf8.ValidString(text) {
@@ -132,69 +135,20 @@ func FuzzCaptions(f *testing.F) {
 		limit %= 100
 		ws := fuzzWords(text, shape)
 		tr := &transcribe.Transcript{Words: ws}
-
-		// The words every caption must show, once each, in order.
-		type kept struct {
-			text       string
-			start, end int64
-		}
-		var want []kept
-		for _, x := range ws {
-			if c := cleanText(x.Text); c != "" {
-				want = append(want, kept{c, x.Start, x.End})
-			}
-		}
-
 		r := rulesFor(limit)
 		cues := segment(ws, r)
-		k := 0
-		var prevEnd int64
-		for ci, c := range cues {
-			if len(c.lines) == 0 || len(c.lines) > r.maxLines {
-				t.Fatalf("cue %d has %d lines", ci, len(c.lines))
-			}
-			first := k
-			nWords := 0
-			for _, line := range c.lines {
-				if len(line) == 0 {
-					t.Fatalf("cue %d has an empty line", ci)
-				}
-				nWords += len(line)
-				for _, word := range line {
-					if k >= len(want) || word != want[k].text {
-						t.Fatalf("cue %d: word %q out of order or extra (want index %d)", ci, word, k)
-					}
-					if strings.ContainsAny(word, "\n\r") || strings.Contains(word, "-->") {
-						t.Fatalf("unsafe caption word %q", word)
-					}
-					k++
-				}
-			}
-			for _, line := range c.lines {
-				if n := utf8.RuneCountInString(strings.Join(line, " ")); n > r.lineChars && nWords > 1 {
-					t.Fatalf("cue %d: line %q has %d > %d characters and more than one word", ci, line, n, r.lineChars)
-				}
-			}
-			if c.start != want[first].start || c.end != max(want[k-1].end, c.start) {
-				t.Fatalf("cue %d times %d-%d, want first start %d, last end %d", ci, c.start, c.end, want[first].start, want[k-1].end)
-			}
-			if c.start < prevEnd {
-				t.Fatalf("cue %d starts at %d before the previous cue's end %d", ci, c.start, prevEnd)
-			}
-			prevEnd = c.end
-		}
-		if k != len(want) {
-			t.Fatalf("captions show %d of %d words", k, len(want))
-		}
+		checkCues(t, ws, r, cues)
 
-		// The rendered forms read back to the same cues.
-		srt, err := parseSRT(SRT(tr, limit))
+		// The rendered forms read back to the same cues, with this
+		// package's strict readers and with go-astisub.
+		srtOut, vttOut := SRT(tr, limit), VTT(tr, limit)
+		srt, err := parseSRT(srtOut)
 		if err != nil {
-			t.Fatalf("SRT: %v\n%s", err, SRT(tr, limit))
+			t.Fatalf("SRT: %v\n%s", err, srtOut)
 		}
-		vtt, err := parseVTT(VTT(tr, limit))
+		vtt, err := parseVTT(vttOut)
 		if err != nil {
-			t.Fatalf("VTT: %v\n%s", err, VTT(tr, limit))
+			t.Fatalf("VTT: %v\n%s", err, vttOut)
 		}
 		if len(srt) != len(cues) || len(vtt) != len(cues) {
 			t.Fatalf("%d cues, SRT %d, VTT %d", len(cues), len(srt), len(vtt))
@@ -210,7 +164,92 @@ func FuzzCaptions(f *testing.F) {
 				}
 			}
 		}
+		astisubRoundTrip(t, "srt", srtOut, cues)
+		astisubRoundTrip(t, "vtt", vttOut, cues)
 	})
+}
+
+// checkCues checks the segmentation of ws under r: every line within
+// r.lineChars runes, whatever the words; 1..r.maxLines non-empty lines per
+// cue; every word whose cleaned text is not empty shown once, in order,
+// either whole or — when it is longer than a line — in pieces that take a
+// line each and run together (spaces aside) into the word; cue times from
+// the first word's start (or the piece's share of the word) to the last
+// word's end, never backwards, never overlapping.
+func checkCues(t *testing.T, ws []transcribe.Word, r captionRules, cues []cue) {
+	t.Helper()
+	type kept struct {
+		text       string
+		start, end int64
+	}
+	var want []kept
+	for _, x := range ws {
+		if c := cleanText(x.Text); c != "" {
+			want = append(want, kept{c, x.Start, x.End})
+		}
+	}
+	noSpace := func(s string) string { return strings.ReplaceAll(s, " ", "") }
+	within := func(v int64, k kept) bool { return v >= k.start && v <= k.start+max(k.end-k.start, 0) }
+	k := 0      // the word being shown
+	shown := "" // of a word being shown in pieces: its pieces so far
+	var prevEnd int64
+	for ci, c := range cues {
+		if len(c.lines) == 0 || len(c.lines) > r.maxLines {
+			t.Fatalf("cue %d has %d lines", ci, len(c.lines))
+		}
+		first, midWord := k, shown != ""
+		for _, line := range c.lines {
+			if len(line) == 0 {
+				t.Fatalf("cue %d has an empty line", ci)
+			}
+			if n := utf8.RuneCountInString(strings.Join(line, " ")); n > r.lineChars {
+				t.Fatalf("cue %d: line %q has %d > %d characters", ci, line, n, r.lineChars)
+			}
+			for _, item := range line {
+				if k >= len(want) {
+					t.Fatalf("cue %d: extra item %q", ci, item)
+				}
+				if strings.ContainsAny(item, "\n\r") || strings.Contains(item, "-->") {
+					t.Fatalf("unsafe caption text %q", item)
+				}
+				word := want[k].text
+				if utf8.RuneCountInString(word) <= r.lineChars {
+					if item != word || shown != "" {
+						t.Fatalf("cue %d: %q where word %d %q was due (pieces shown %q)", ci, item, k, word, shown)
+					}
+					k++
+					continue
+				}
+				if len(line) != 1 || item == "" || strings.TrimSpace(item) != item {
+					t.Fatalf("cue %d: piece %q of %q shares its line or has edge spaces: %q", ci, item, word, line)
+				}
+				shown += noSpace(item)
+				if !strings.HasPrefix(noSpace(word), shown) {
+					t.Fatalf("cue %d: pieces %q do not spell %q", ci, shown, word)
+				}
+				if shown == noSpace(word) {
+					shown = ""
+					k++
+				}
+			}
+		}
+		switch {
+		case c.start < prevEnd || c.end < c.start:
+			t.Fatalf("cue %d at %d-%d after the previous cue's end %d", ci, c.start, c.end, prevEnd)
+		case midWord && (c.start != prevEnd || !within(c.start, want[first])):
+			t.Fatalf("cue %d continues %q at %d, the previous piece ended at %d", ci, want[first].text, c.start, prevEnd)
+		case !midWord && c.start != want[first].start:
+			t.Fatalf("cue %d starts at %d, its first word %q at %d", ci, c.start, want[first].text, want[first].start)
+		case shown == "" && c.end != max(want[k-1].end, c.start):
+			t.Fatalf("cue %d ends at %d, its last word %q at %d", ci, c.end, want[k-1].text, want[k-1].end)
+		case shown != "" && !within(c.end, want[k]):
+			t.Fatalf("cue %d ends at %d, outside the word %q it splits", ci, c.end, want[k].text)
+		}
+		prevEnd = c.end
+	}
+	if k != len(want) || shown != "" {
+		t.Fatalf("captions show %d of %d words (pieces left %q)", k, len(want), shown)
+	}
 }
 
 func FuzzSearch(f *testing.F) {
@@ -310,7 +349,7 @@ func TestParseHelpers(t *testing.T) {
 	if cues, err := parseSRT(SRT(sample(), 0)); err != nil || len(cues) != 9 {
 		t.Errorf("sample SRT read back as %d cues, %v", len(cues), err)
 	}
-	if cues, err := parseVTT(VTT(sample(), 32)); err != nil || len(cues) != 12 || cues[11].end != 4_506_300 {
+	if cues, err := parseVTT(VTT(sample(), 32)); err != nil || len(cues) != 13 || cues[12].end != 4_506_300 {
 		t.Errorf("sample VTT read back as %+v, %v", cues, err)
 	}
 }

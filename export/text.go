@@ -50,16 +50,38 @@ func eqPtr(a, b *string) bool {
 
 // cleanText makes a word's text safe for one caption line: every run of
 // whitespace (newlines included, which would end a cue) becomes one space,
-// the ends are trimmed, and "-->" (the cue timing arrow) becomes "->".
-// Nothing is HTML-escaped.
+// the ends are trimmed, and "-->" (the cue timing arrow) becomes "->": a
+// run of dashes before '>' becomes one dash, so no arrow is left. Nothing
+// is HTML-escaped. Linear in the length of s (replacing "-->" until none
+// is left took time quadratic in the run of dashes: a second for a
+// 40,000-character word).
 func cleanText(s string) string {
 	if strings.IndexFunc(s, unicode.IsSpace) >= 0 {
 		s = strings.Join(strings.Fields(s), " ")
 	}
-	for strings.Contains(s, "-->") {
-		s = strings.ReplaceAll(s, "-->", "->")
+	if !strings.Contains(s, "-->") {
+		return s
 	}
-	return s
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		if s[i] != '-' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '-' {
+			j++
+		}
+		if j-i >= 2 && j < len(s) && s[j] == '>' {
+			b.WriteByte('-')
+		} else {
+			b.WriteString(s[i:j])
+		}
+		i = j
+	}
+	return b.String()
 }
 
 // joinText joins word texts with single spaces, skipping words whose text
