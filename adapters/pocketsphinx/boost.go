@@ -196,6 +196,11 @@ func (d *decoder) applyBoost(p *boostPlan) error {
 	for _, w := range all {
 		if d.lookup(w) != "" {
 			words = append(words, w)
+		} else if prons := d.spareProns(w); len(prons) > 0 {
+			// A cmudict entry left out of the decoder's dictionary (the
+			// language model does not know it): added with its own
+			// pronunciations.
+			add = append(add, entry{w, prons[:min(len(prons), maxProns)]})
 		} else if prons := d.pronounceTerm(w, p.acronyms[w]); len(prons) > 0 {
 			add = append(add, entry{w, prons})
 		}
@@ -311,4 +316,26 @@ func (d *decoder) restoreDefault() error {
 // lookup returns the dictionary pronunciation of w, or "".
 func (d *decoder) lookup(w string) string {
 	return d.l.cString(d.l.psLookupWord(d.ps, w))
+}
+
+// spareProns returns the pronunciations of w among the dictionary entries
+// left out of d's dictionary (dict.go), or nil.
+func (d *decoder) spareProns(w string) []string {
+	ix, err := loadSpare(d.spare)
+	if err != nil {
+		return nil
+	}
+	return ix.prons(w)
+}
+
+// lookupAny is lookup in the whole model dictionary: d's own, then the
+// entries left out of it.
+func (d *decoder) lookupAny(w string) string {
+	if p := d.lookup(w); p != "" {
+		return p
+	}
+	if ps := d.spareProns(w); len(ps) > 0 {
+		return ps[0]
+	}
+	return ""
 }

@@ -18,9 +18,12 @@ const defaultSearch = "_default"
 // boostSearch names the temporary word-boost search.
 const boostSearch = "earshot_boost"
 
-// modelFiles are the paths inside Config.ModelDir.
+// modelFiles are the paths inside Config.ModelDir, and the dictionary
+// the decoders load (dict: the model's, or the part of it the language
+// model knows, with the rest in spare; see dict.go).
 type modelFiles struct {
 	hmm, lm, dict string
+	spare         string
 }
 
 func (c Config) files() modelFiles {
@@ -48,6 +51,9 @@ type decoder struct {
 	ps    uintptr // ps_decoder_t
 	lmath uintptr // owned by ps
 	lm    uintptr // base ngram_model_t, one reference held
+	// spare is the file of the dictionary entries left out of this
+	// decoder's dictionary ("" when it has them all), for word boost.
+	spare string
 	// extended is set once ps_add_word put a request's word into the
 	// dictionary; such a decoder is retired rather than reused, so no
 	// request sees another's words.
@@ -95,7 +101,7 @@ func newDecoder(l *lib, m modelFiles, extra []string) (*decoder, error) {
 		l.cmdLnFreeR(cfg)
 		return nil, fmt.Errorf("pocketsphinx: ps_init failed for model %s (corrupt model or dictionary?); %s: %w", m.hmm, installHint, transcribe.ErrUnavailable)
 	}
-	d := &decoder{l: l, cfg: cfg, ps: ps, lmath: l.psGetLogmath(ps)}
+	d := &decoder{l: l, cfg: cfg, ps: ps, lmath: l.psGetLogmath(ps), spare: m.spare}
 	d.lm = l.ngramModelRead(cfg, m.lm, ngramAuto, d.lmath)
 	if d.lm == 0 {
 		d.free()

@@ -28,11 +28,18 @@
 //     /usr/share/pocketsphinx/model/en-us.
 //   - Decoders: the most decoders alive at once, and so the most concurrent
 //     Recognize calls plus open streams; more wait (honouring ctx). Each
-//     decoder takes ~107 MB and ~0.6 s of CPU to create; they are created lazily
-//     and pooled. Default runtime.NumCPU().
+//     decoder takes ~80 MB (see "Memory") and ~0.6 s of CPU to create; they
+//     are created lazily and pooled. Default runtime.NumCPU().
 //   - LibraryPath: the directory with libpocketsphinx.so.3 and
 //     libsphinxbase.so.3, or the path of libpocketsphinx.so.3. Default:
 //     Debian's multiarch library directories.
+//   - IdleTimeout: a decoder idle this long is freed and its memory handed
+//     back to the system (malloc_trim). Default 5 minutes; negative keeps
+//     idle decoders until Close. Recognizer.Decoders reports live and idle
+//     decoders.
+//   - FullDictionary: load all of cmudict-en-us.dict into each decoder
+//     instead of the entries the language model knows (see "Memory").
+//     Default false.
 //
 // # Decoding
 //
@@ -141,6 +148,48 @@
 // afterwards); a stream with 100 ms writes and a Partial after each runs at
 // 5.5x; creating a decoder takes 0.6 s of CPU; resampling 48 kHz to 16 kHz
 // costs 6.5 ms per audio second.
+//
+// # Memory
+//
+// A decoder is 91 MB of C heap with the whole dictionary (measured by
+// TestSplitDictionary): 25 MB for the acoustic model and dictionary
+// (ps_init), 33 MB for the language model and 32 MB for the n-gram search
+// built over it. What was tried, and what came of it:
+//
+//   - The acoustic model is already memory-mapped: -mmap is on by default
+//     and maps sendump; turning it off costs 5 MB more. Its other files are
+//     small.
+//   - The language model cannot be shared. Within a process two decoders
+//     could hold one ngram_model_t (the library counts references), but
+//     the trie it reads into (sphinxbase lm_trie.h, lm_trie_t) keeps
+//     hist_cache and backoff_cache, which lm_trie_score rewrites on every
+//     lookup: decoders on different threads would corrupt each other's
+//     scores. Across processes it cannot even be mapped: lm_trie_read_bin
+//     reads the file into malloc'd memory with fread. Isolated workers
+//     (adapters/isolate) hold one decoder each, so they could not share it
+//     anyway.
+//   - The dictionary can be cut. cmudict-en-us.dict has 134,723 entries,
+//     but the n-gram search only hypothesises words of the language model
+//     (its search tree is built from the dictionary words the model knows),
+//     so the other 55,303 entries only cost memory: the dictionary and the
+//     search's per-word tables. Decoders load the 79,420 entries whose word
+//     the model knows (dict.go): 79-81 MB instead of 91 (-12%), created 8-14%
+//     faster, the same words recognized (TestLibrivoxMatchesCLI still
+//     matches the command line tool, which loads the whole dictionary). The
+//     split is written once per machine to the user's cache directory
+//     (os.UserCacheDir()/earshot/pocketsphinx, named by the model files'
+//     sizes and times) by reading the language model once; if it cannot be
+//     written, decoders load the whole dictionary. The 55,303 spare entries
+//     are kept on disk and looked up (1.3 MB, loaded on first need) by word
+//     boost, which adds a boosted spare word to the decoder with its cmudict
+//     pronunciations, exactly as it adds words missing from cmudict
+//     (TestBoostSpareWord); such a decoder is then retired like any
+//     extended decoder, which costs a new decoder (0.6 s of CPU) for the
+//     next request.
+//   - Option sizes (-latsize, -pl_window, -fwdflat) change nothing
+//     measurable.
+//   - Idle decoders are freed after IdleTimeout, which returns their memory
+//     (TestIdleTimeout: 168 MB with two idle decoders, 10 MB after).
 //
 // # Memory handed to C
 //

@@ -123,7 +123,7 @@ func numberReadings(ds string) [][]string {
 // pronounce returns the first pronunciation of w (lowercase) in the
 // model's phone set, or "" when none can be made.
 func (d *decoder) pronounce(w string) string {
-	return pronounce(w, d.lookup)
+	return pronounce(w, d.lookupAny)
 }
 
 // pronounceTerm returns the pronunciations to add for w, spelling words
@@ -134,7 +134,7 @@ func (d *decoder) pronounceTerm(w string, acronym bool) []string {
 			return []string{p}
 		}
 	}
-	return pronunciations(w, d.lookup)
+	return pronunciations(w, d.lookupAny)
 }
 
 // spell returns the letter names of an all-letter word, or "".

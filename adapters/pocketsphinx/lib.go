@@ -20,6 +20,8 @@ type lib struct {
 	cmdLnFreeR        func(cfg uintptr) int32
 	errSetLogfp       func(fp uintptr)
 	logmathExp        func(lmath uintptr, logb int32) float64
+	logmathInit       func(base float64, shift int32, useTable int32) uintptr
+	logmathFree       func(lmath uintptr) int32
 	ngramModelRead    func(cfg uintptr, path string, fileType int32, lmath uintptr) uintptr
 	ngramModelSetInit func(cfg uintptr, models unsafe.Pointer, names unsafe.Pointer, weights unsafe.Pointer, n int32) uintptr
 	ngramModelRetain  func(m uintptr) uintptr
@@ -140,6 +142,8 @@ func loadLib(dir string) (*lib, error) {
 		{&l.cmdLnFreeR, sb, "cmd_ln_free_r"},
 		{&l.errSetLogfp, sb, "err_set_logfp"},
 		{&l.logmathExp, sb, "logmath_exp"},
+		{&l.logmathInit, sb, "logmath_init"},
+		{&l.logmathFree, sb, "logmath_free"},
 		{&l.ngramModelRead, sb, "ngram_model_read"},
 		{&l.ngramModelSetInit, sb, "ngram_model_set_init"},
 		{&l.ngramModelRetain, sb, "ngram_model_retain"},

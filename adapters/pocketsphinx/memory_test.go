@@ -91,3 +91,158 @@ func wavSamples(t *testing.T, path string) []int16 {
 	t.Helper()
 	return wav(t, path)
 }
+
+// decoderCost builds a decoder on files and returns the resident memory
+// it added and the wall time it took, then frees it.
+func decoderCost(t testing.TB, l *lib, m modelFiles) (int64, time.Duration) {
+	t.Helper()
+	if l.mallocTrim != nil {
+		l.mallocTrim(0)
+	}
+	before, t0 := rssBytes(), time.Now()
+	d, err := newDecoder(l, m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(t0)
+	grew := rssBytes() - before
+	d.free()
+	return grew, took
+}
+
+// TestSplitDictionary: decoders load the dictionary entries whose word
+// the language model knows; the rest are spare, found by word boost. The
+// split decoder is smaller and recognizes what the full one does.
+func TestSplitDictionary(t *testing.T) {
+	l, err := loadLib("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := Config{ModelDir: DefaultModelDir}.files()
+	sd, err := splitDictionary(l, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(path string) (n int, words map[string]bool) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		words = map[string]bool{}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) > 1 {
+				n++
+				words[entryWord(f[0])] = true
+			}
+		}
+		return n, words
+	}
+	nFull, _ := count(full.dict)
+	nLM, lmWords := count(sd.lm)
+	nSpare, spareWords := count(sd.spare)
+	t.Logf("%d entries: %d the language model knows, %d spare", nFull, nLM, nSpare)
+	if nLM+nSpare != nFull || nLM < 70000 || nSpare < 50000 {
+		t.Errorf("split %d + %d of %d entries", nLM, nSpare, nFull)
+	}
+	for w, in := range map[string]bool{"the": true, "read": true, "money": true, "gastroscope": false, "abend": false} {
+		if lmWords[w] != in {
+			t.Errorf("%q in the decoders' dictionary: %v, want %v", w, lmWords[w], in)
+		}
+	}
+	for w := range lmWords {
+		if spareWords[w] {
+			t.Errorf("%q is both in the decoders' dictionary and spare", w)
+			break
+		}
+	}
+	ix, err := loadSpare(sd.spare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := ix.prons("gastroscope"); len(p) != 1 || p[0] != "G AE S T R AH S K OW P" {
+		t.Errorf("spare gastroscope: %q", p)
+	}
+	if p := ix.prons("abend"); len(p) != 2 || p[0] != "AE B EH N D" || p[1] != "AH B EH N D" {
+		t.Errorf("spare abend: %q", p)
+	}
+	if p := ix.prons("nosuchword"); p != nil {
+		t.Errorf("spare nosuchword: %q", p)
+	}
+	// Made once: a second call finds the files.
+	if again, err := splitDictionary(l, full); err != nil || again != sd {
+		t.Errorf("second split %+v, %v", again, err)
+	}
+	split := full
+	split.dict, split.spare = sd.lm, sd.spare
+	fullRSS, fullTook := decoderCost(t, l, full)
+	splitRSS, splitTook := decoderCost(t, l, split)
+	t.Logf("decoder: %d MB and %v with the whole dictionary, %d MB and %v with the split one (memory ratio %.2f, time ratio %.2f)",
+		fullRSS>>20, fullTook.Round(time.Millisecond), splitRSS>>20, splitTook.Round(time.Millisecond),
+		float64(splitRSS)/float64(fullRSS), splitTook.Seconds()/fullTook.Seconds())
+	if splitRSS > fullRSS-8<<20 {
+		t.Errorf("split decoder %d MB, whole %d MB", splitRSS>>20, fullRSS>>20)
+	}
+	// Both decode the same words.
+	audio := wav(t, testaudio.Speech(t, "slt", "the quick brown fox jumps over the lazy dog"))
+	var got [2]string
+	for i, m := range []modelFiles{full, split} {
+		r, err := New(Config{Decoders: 1, FullDictionary: i == 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.files = m; i == 1 {
+			r.dictOnce.Do(func() {})
+		}
+		rec, err := r.Recognize(context.Background(), audio, transcribe.RecognizeOptions{})
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range rec.Words {
+			got[i] += w.Text + " "
+		}
+	}
+	if got[0] != got[1] || !strings.Contains(got[0], "fox") {
+		t.Errorf("whole dictionary %q, split %q", got[0], got[1])
+	}
+}
+
+// TestBoostSpareWord: a boosted word that is in cmudict but not in the
+// decoder's (split) dictionary is added with cmudict's pronunciations,
+// not made-up ones.
+func TestBoostSpareWord(t *testing.T) {
+	l, err := loadLib("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Config{ModelDir: DefaultModelDir}.files()
+	sd, err := splitDictionary(l, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.dict, m.spare = sd.lm, sd.spare
+	d, err := newDecoder(l, m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.free()
+	if p := d.lookup("gastroscope"); p != "" {
+		t.Fatalf("gastroscope in the split dictionary: %q", p)
+	}
+	plan, err := parseBoost([]string{"gastroscope", "abend"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.applyBoost(plan); err != nil {
+		t.Fatal(err)
+	}
+	defer d.clearBoost()
+	for w, want := range map[string]string{"gastroscope": "G AE S T R AH S K OW P", "abend": "AE B EH N D", "abend(2)": "AH B EH N D"} {
+		if got := d.lookup(w); got != want {
+			t.Errorf("%s: %q, want %q", w, got, want)
+		}
+	}
+	if !d.extended {
+		t.Error("a decoder given spare words is not retired")
+	}
+}

@@ -44,7 +44,8 @@ type Recognizer struct {
 	closed bool
 	reaper *time.Timer // frees decoders idle for IdleTimeout; nil when none is idle
 
-	initMu sync.Mutex // decoders are created one at a time
+	initMu   sync.Mutex // decoders are created one at a time
+	dictOnce sync.Once  // picks the decoders' dictionary (dict.go)
 }
 
 var (
@@ -135,6 +136,7 @@ func (r *Recognizer) acquire(ctx context.Context) (*decoder, error) {
 		return d, nil
 	}
 	r.mu.Unlock()
+	r.dictOnce.Do(r.pickDictionary)
 	r.initMu.Lock()
 	d, err := newDecoder(r.l, r.files, nil)
 	r.initMu.Unlock()
@@ -146,6 +148,18 @@ func (r *Recognizer) acquire(ctx context.Context) (*decoder, error) {
 	r.live++
 	r.mu.Unlock()
 	return d, nil
+}
+
+// pickDictionary makes the decoders load the part of the dictionary the
+// language model knows, unless Config.FullDictionary is set or the split
+// cannot be made (an unwritable cache directory): then they load it all.
+func (r *Recognizer) pickDictionary() {
+	if r.cfg.FullDictionary {
+		return
+	}
+	if d, err := splitDictionary(r.l, r.files); err == nil {
+		r.files.dict, r.files.spare = d.lm, d.spare
+	}
 }
 
 // release returns d to the pool, or frees it when the recognizer is closed
