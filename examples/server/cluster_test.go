@@ -36,10 +36,13 @@ var (
 	clusterBuildErr  error
 )
 
-// clusterBinary builds the server once per test binary (testing.TB, so
-// benchmarks can use it too).
+// clusterBinary builds the server once per test binary: the tests'
+// build (serverBinary) for tests, one of its own for benchmarks.
 func clusterBinary(tb testing.TB) string {
 	tb.Helper()
+	if t, ok := tb.(*testing.T); ok {
+		return serverBinary(t)
+	}
 	clusterBuildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "earshot-cluster-bin-*")
 		if err != nil {
