@@ -12,7 +12,8 @@
 //     Attempt and Request are the hooks; WatchJobs adds the queue depth
 //     read from the shared store at each scrape
 //     (transcribe.Service.JobCounts); InstrumentPool counts a pooled
-//     recognizer's decoders in use; Handler serves /metrics.
+//     recognizer's decoders in use; WatchWorkers reads an isolated
+//     engine's worker processes; Handler serves /metrics.
 //   - NewHealth(HealthConfig) returns *Health: Live serves /healthz (the
 //     process answers), Ready serves /readyz (every Check passes, else 503
 //     with each failing check's reason). StoreCheck, BlobCheck and
@@ -29,6 +30,8 @@
 //	realtime_factor{engine}                    processing time / media length of completed jobs (histogram)
 //	jobs{status}                               queued and processing jobs in the shared store (gauge, read per scrape)
 //	decoders_in_use{pool}, decoders{pool}      pooled decoders busy, and the pool's size
+//	engine_processes{pool}, engine_processes_idle{pool}, engine_process_crashes_total{pool},
+//	engine_process_restarts_total{pool}        worker processes of isolated engines (adapters/isolate)
 //	realtime_sessions_active                   streaming sessions holding a recognizer stream
 //	realtime_sessions_total{state}             sessions ended: terminated, expired
 //	realtime_audio_seconds_total               audio received by ended sessions
@@ -61,4 +64,10 @@
 //   - Readiness of a localfs blob store also checks its directory: its
 //     Open reports a missing directory as a missing blob, which would
 //     pass the ErrNotFound probe.
+//   - Engine readiness warms the engine in the background (one Warm at a
+//     time, outliving the probe), so a model slower to load than a probe
+//     waits still loads; busy decoders count as loaded once one loaded.
+//   - Why client_golang: it is the reference Prometheus client (the
+//     exposition formats, content negotiation, Go runtime and process
+//     collectors); only the hooks that feed it are written here.
 package metrics
