@@ -606,6 +606,7 @@ func TestPlans(t *testing.T) {
 		{"ClaimJob", claimJobSQL, "transcripts_claimable", []any{"w", bound(t0), bound(t0)}},
 		{"ClaimDelivery", claimDeliverySQL, "deliveries_pending", []any{"w", bound(t0), bound(t0)}},
 		{"List", listSQL, "transcripts_by_project", listArgs},
+		{"CountJobs", countJobsSQL, "transcripts_claimable", []any{"queued"}},
 	} {
 		tx, err := conn.Begin(ctx)
 		if err != nil {
