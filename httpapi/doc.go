@@ -45,7 +45,13 @@
 //   - clients see the messages of errors made for them, or a fixed
 //     sentence per kind; a full disk is 507;
 //   - JSON bodies are capped (Config.MaxJSONBytes, 413 beyond it); unknown
-//     JSON keys are ignored and wrong JSON types are 400 naming the field.
+//     JSON keys are ignored and wrong JSON types are 400 naming the field;
+//   - every response carries X-Request-Id (a sane incoming one is kept,
+//     otherwise a UUID), also in the request's context for log records
+//     (LogHandler); Config.OnRequest reports each request's route, status,
+//     size and duration;
+//   - GET /openapi.json serves the OpenAPI 3.1 document of the API
+//     (package openapi), without a key.
 //
 // This package is the one place where transcribe errors become HTTP status
 // codes. API is safe for concurrent use.

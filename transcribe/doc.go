@@ -67,6 +67,11 @@
 // it, up to a backstop of 10 claims without an outcome. A shutdown or an
 // engine closed under a job (ErrClosed) gives the job back at once.
 //
+// Observation: Config.OnJob reports each job's submission, claim (with
+// the time it waited) and outcome (completed, error, retried, interrupted,
+// lost, with processing time and audio length); Service.JobCounts reads
+// the queue depth from a Store that implements the optional JobCounter.
+//
 // Choices where the spec is silent (made for the official SDKs):
 //   - Deletion keeps the status (as the real API does) and sets is_deleted;
 //     text becomes "Deleted by user." and audio_url "http://deleted_by_user".

@@ -40,7 +40,7 @@ func (s *Service) Upload(ctx context.Context, projectID string, r io.Reader) (*U
 		_ = s.cfg.Blobs.Delete(context.WithoutCancel(ctx), key)
 		return nil, fmt.Errorf("transcribe: recording upload: %w", err)
 	}
-	s.log.Info("upload stored", "upload_id", id, "project", projectID, "bytes", n)
+	s.log.InfoContext(ctx, "upload stored", "upload_id", id, "project", projectID, "bytes", n)
 	return u, nil
 }
 

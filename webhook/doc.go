@@ -65,6 +65,9 @@
 // after the attempt, so an attempt that used up its timeout cannot make
 // the delivery go out again.
 //
+// Config.OnAttempt reports every decided attempt (outcome delivered,
+// retry or failed, attempt number, HTTP status, duration), for metrics.
+//
 // Delivery is at least once: a process killed after the receiver answered
 // but before the outcome was stored repeats that attempt later.
 package webhook
