@@ -118,7 +118,7 @@ func (s *Service) runJob(ctx context.Context, owner string, rec *Record) bool {
 		if t.Status == StatusCompleted {
 			w.set(JobCompleted)
 		}
-		log.Info("finished", "status", t.Status, "elapsed", s.now().Sub(start).Round(time.Millisecond))
+		log.Info("finished", "status", t.Status, "elapsed", s.now().Sub(start).Round(time.Millisecond).String())
 	}
 	return true
 }
