@@ -422,8 +422,11 @@ func TestAdmissionRealSpeech(t *testing.T) {
 		if r.Terminated[i] > 2*time.Second {
 			t.Errorf("session %d: SessionTerminated %v after terminate_session", i+1, r.Terminated[i])
 		}
-		if r.Finals[i] > time.Second {
-			t.Errorf("session %d: median final latency %v with the admitted sessions running", i+1, r.Finals[i])
+		// Other work on a shared machine moves latencies by hundreds of
+		// milliseconds from minute to minute; sessions that fell behind
+		// take seconds, growing.
+		if limit := time.Second + r.AloneFinal; r.Finals[i] > limit {
+			t.Errorf("session %d: median final latency %v with the admitted sessions running (lone session %v)", i+1, r.Finals[i], r.AloneFinal)
 		}
 	}
 	if d := r.AfterRSS - r.IdleRSS; d > 50<<20 {
