@@ -245,6 +245,19 @@ func NewLoadAdmission(cfg LoadAdmissionConfig) (*LoadAdmission, error) {
 	return &LoadAdmission{cfg: cfg, cost: cfg.InitialCost, last: now, winStart: now}, nil
 }
 
+// CapacityFor returns how many sessions cores carry at cost CPU-seconds
+// per audio second with DefaultHeadroom (at least 1): the size to give a
+// recognizer's stream pool so that the admission, not the pool, is what
+// limits sessions. For pocketsphinx, which measures 0.15 to 0.19 on a
+// 2-core VM, CapacityFor(runtime.NumCPU(), 0.1) leaves room for faster
+// cores.
+func CapacityFor(cores int, cost float64) int {
+	if cores < 1 || !(cost > 0) {
+		return 1
+	}
+	return max(1, int(min(math.Floor(DefaultHeadroom*float64(cores)/cost+1e-9), math.MaxInt32)))
+}
+
 // LoadStats is what a LoadAdmission knows at one moment.
 type LoadStats struct {
 	Live     int     // sessions holding a ticket

@@ -345,3 +345,16 @@ func TestSessionWithoutTicket(t *testing.T) {
 		t.Error("a stream without a ticket was metered")
 	}
 }
+
+func TestCapacityFor(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		cores int
+		cost  float64
+		want  int
+	}{{2, 0.15, 12}, {2, 0.3, 6}, {1, 2, 1}, {0, 0.1, 1}, {4, 0, 1}, {4, -1, 1}, {8, 1e-12, 2147483647}} {
+		if got := CapacityFor(c.cores, c.cost); got != c.want {
+			t.Errorf("CapacityFor(%d, %v) = %d, want %d", c.cores, c.cost, got, c.want)
+		}
+	}
+}
