@@ -215,8 +215,10 @@ func TestMemoryBombs(t *testing.T) {
 }
 
 // TestKill9InterruptionsResume (issue 15 item 3): a job whose processing is
-// cut off by kill -9 of the whole server three times is resumed each time
-// and completes; being interrupted is not the job's fault.
+// cut off by kill -9 of the whole server three times, and then by a
+// graceful stop (SIGTERM cancels the job; issue 15 item 1: a cancelled
+// context means "resume later"), is resumed each time and completes; being
+// interrupted is not the job's fault.
 //
 // Before the fix (git show c1df453^:transcribe/service.go, maxAttempts =
 // 3) every claim counted as an attempt, and the fourth claim ended the
@@ -236,9 +238,18 @@ func TestKill9InterruptionsResume(t *testing.T) {
 		s.stop(syscall.SIGKILL)
 		s = startServer(t, data, addr, env...)
 	}
+	// A graceful stop in the middle of recognition gives the job back
+	// too: a cancelled job is resumed, not failed.
+	waitLog(t, s, regexp.MustCompile(`msg=processing id=`+id+` `), time.Minute)
+	time.Sleep(500 * time.Millisecond)
+	s.stop(syscall.SIGTERM)
+	if !strings.Contains(s.logs(), "job interrupted by shutdown; it will be resumed") {
+		t.Fatalf("SIGTERM in the middle of the job did not give it back:\n%s", s.logs())
+	}
+	s = startServer(t, data, addr, env...)
 	tr, err := pollFinal(ctx, client(s, keyK), id)
 	if err != nil || tr.Status != "completed" {
-		t.Fatalf("after three kill -9: %v, status %q, error %q\n%s", err, tr.Status, deref(tr.Error), s.logs())
+		t.Fatalf("after three kill -9 and a SIGTERM: %v, status %q, error %q\n%s", err, tr.Status, deref(tr.Error), s.logs())
 	}
 	text := strings.ToLower(deref(tr.Text))
 	for _, w := range []string{"leisure", "selfish", "respectable", "amiable"} {
@@ -246,8 +257,8 @@ func TestKill9InterruptionsResume(t *testing.T) {
 			t.Errorf("text %q lacks %q", text, w)
 		}
 	}
-	if !regexp.MustCompile(`msg=processing id=` + id + ` claim=4 engine_crashes=0`).MatchString(s.logs()) {
-		t.Errorf("the last run did not process the job as its fourth claim:\n%s", s.logs())
+	if !regexp.MustCompile(`msg=processing id=` + id + ` claim=5 engine_crashes=0`).MatchString(s.logs()) {
+		t.Errorf("the last run did not process the job as its fifth claim:\n%s", s.logs())
 	}
 }
 
