@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,6 +81,8 @@ type CapacityError struct {
 	// MaxSessions is set when the refusal came from
 	// LoadAdmissionConfig.MaxSessions rather than the cost.
 	MaxSessions int
+	// External is the cores other work keeps busy, taken off Cores.
+	External float64
 	// Final is set when the refusal came from the live sessions' late
 	// finals: the median of their utterances' slowest recognizer calls,
 	// over LoadAdmissionConfig.FinalBudget.
@@ -90,6 +95,10 @@ func (e *CapacityError) Error() string {
 	}
 	if e.MaxSessions > 0 {
 		return fmt.Sprintf("the server is at capacity: %d live sessions, the most it runs; try again later", e.Live)
+	}
+	if e.External >= 0.05 {
+		return fmt.Sprintf("the server is at capacity: %d live sessions fill %.0f%% of the %.1f of %d cores other work leaves, at %.3f CPU-seconds per audio second; try again later",
+			e.Live, e.Headroom*100, max(float64(e.Cores)-e.External, 0), e.Cores, e.Cost)
 	}
 	return fmt.Sprintf("the server is at capacity: %d live sessions fill %.0f%% of %d cores at %.3f CPU-seconds per audio second; try again later",
 		e.Live, e.Headroom*100, e.Cores, e.Cost)
@@ -152,6 +161,17 @@ type LoadAdmissionConfig struct {
 	// is refused at once rather than after Config.StreamWait. Default 0:
 	// no cap.
 	MaxSessions int
+	// MachineCPU reports the whole machine's CPU time so far: busy, and
+	// in all (busy plus idle), each summed over its cores; ok is false
+	// when it cannot tell. What other work takes of the cores (the
+	// machine's busy share less the sessions' own) is measured with the
+	// cost and taken off Cores, so that a machine shared with other work
+	// (batch transcription, other programs) admits fewer sessions. Default:
+	// /proc/stat on Linux, used only when it lists exactly Cores cores and
+	// GOMAXPROCS is not below them (in a container limited to fewer cores
+	// by a cpuset or a CPU quota, /proc/stat describes the host, so nothing
+	// is taken off there). IgnoreMachineLoad turns it off.
+	MachineCPU func() (busy, total time.Duration, ok bool)
 	// Window is how much time one cost measurement covers; measurements
 	// are smoothed (each new window weighs one half). Default
 	// DefaultCostWindow (2 s).
@@ -161,11 +181,15 @@ type LoadAdmissionConfig struct {
 	Now func() time.Time
 }
 
+// IgnoreMachineLoad is a LoadAdmissionConfig.MachineCPU that never
+// knows: all of Cores is counted on for the sessions.
+func IgnoreMachineLoad() (busy, total time.Duration, ok bool) { return 0, 0, false }
+
 // LoadAdmission admits a new session only while the measured cost of
 // recognition leaves room for it on the cores: with cost c (CPU-seconds
-// per second of audio) it runs at most Headroom × Cores ÷ c sessions
-// (at least one), and refuses the next with a *CapacityError. It also
-// refuses while the live sessions' final transcripts are late (see
+// per second of audio) it runs at most Headroom × (Cores − other work) ÷ c
+// sessions (at least one), and refuses the next with a *CapacityError. It
+// also refuses while the live sessions' final transcripts are late (see
 // LoadAdmissionConfig.FinalBudget).
 //
 // The cost is measured from the sessions' own recognizer calls, which is
@@ -178,7 +202,11 @@ type LoadAdmissionConfig struct {
 // cores, calls take longer and the cost rises with them, so the capacity
 // shrinks to what the machine really gives. Sessions waiting for a core
 // behind each other are not counted twice, so the estimate does not
-// collapse as the sessions it admitted fill the machine.
+// collapse as the sessions it admitted fill the machine. Over the same
+// windows it measures the cores other work keeps busy
+// (LoadAdmissionConfig.MachineCPU): a machine that also runs batch jobs
+// or other programs has that much less room. Each new window weighs one
+// half in both estimates.
 //
 // A LoadAdmission is safe for concurrent use and starts no goroutines.
 type LoadAdmission struct {
@@ -194,6 +222,12 @@ type LoadAdmission struct {
 	cost     float64
 	measured bool
 	finals   []finalPass // the last end-of-utterance passes, oldest first
+
+	// other work: cores busy outside the sessions' calls (smoothed), and
+	// the machine's CPU times when the window began
+	external            float64
+	machBusy, machTotal time.Duration
+	machOK              bool
 }
 
 type finalPass struct {
@@ -229,6 +263,12 @@ func NewLoadAdmission(cfg LoadAdmissionConfig) (*LoadAdmission, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.MachineCPU == nil {
+		cfg.MachineCPU = IgnoreMachineLoad
+		if cfg.Cores > 0 && procStatCores() == cfg.Cores && runtime.GOMAXPROCS(0) >= cfg.Cores {
+			cfg.MachineCPU = procStatCPU
+		}
+	}
 	switch {
 	case cfg.Cores < 0:
 		return nil, fmt.Errorf("realtime: LoadAdmissionConfig.Cores must be positive, got %d", cfg.Cores)
@@ -242,7 +282,9 @@ func NewLoadAdmission(cfg LoadAdmissionConfig) (*LoadAdmission, error) {
 		return nil, fmt.Errorf("realtime: LoadAdmissionConfig.Window must be positive, got %v", cfg.Window)
 	}
 	now := cfg.Now()
-	return &LoadAdmission{cfg: cfg, cost: cfg.InitialCost, last: now, winStart: now}, nil
+	a := &LoadAdmission{cfg: cfg, cost: cfg.InitialCost, last: now, winStart: now}
+	a.machBusy, a.machTotal, a.machOK = cfg.MachineCPU()
+	return a, nil
 }
 
 // CapacityFor returns how many sessions cores carry at cost CPU-seconds
@@ -265,6 +307,7 @@ type LoadStats struct {
 	Capacity int     // sessions it admits at the current cost
 	Cost     float64 // CPU-seconds per second of audio
 	Measured bool    // Cost was measured (false: InitialCost)
+	External float64 // cores other work keeps busy (0 without MachineCPU)
 	// Final is the median over the last utterances of their slowest
 	// recognizer call (0 before there are enough), and Late whether it is
 	// over FinalBudget.
@@ -279,15 +322,17 @@ func (a *LoadAdmission) Stats() LoadStats {
 	now := a.cfg.Now()
 	a.advance(now)
 	f := a.finalMedian(now)
-	return LoadStats{Live: a.live, Busy: a.busy, Capacity: a.capacity(), Cost: a.cost, Measured: a.measured,
+	return LoadStats{Live: a.live, Busy: a.busy, Capacity: a.capacity(), Cost: a.cost, Measured: a.measured, External: a.external,
 		Final: f, Late: a.cfg.FinalBudget > 0 && f > a.cfg.FinalBudget}
 }
 
-// capacity is Headroom × Cores ÷ cost, at least 1, at most MaxSessions.
+// capacity is Headroom × (Cores − other work) ÷ cost, at least 1, at most
+// MaxSessions.
 func (a *LoadAdmission) capacity() int {
 	n := math.MaxInt32
 	if a.cost > 0 {
-		n = max(1, int(min(math.Floor(a.cfg.Headroom*float64(a.cfg.Cores)/a.cost+1e-9), math.MaxInt32)))
+		cores := max(float64(a.cfg.Cores)-a.external, 0)
+		n = max(1, int(min(math.Floor(a.cfg.Headroom*cores/a.cost+1e-9), math.MaxInt32)))
 	}
 	if a.cfg.MaxSessions > 0 {
 		n = min(n, a.cfg.MaxSessions)
@@ -331,7 +376,7 @@ func (a *LoadAdmission) Admit() (Ticket, error) {
 		}
 	}
 	if a.live >= c || late > 0 {
-		e := &CapacityError{Live: a.live, Capacity: c, Cost: a.cost, Cores: a.cfg.Cores, Headroom: a.cfg.Headroom, Final: late}
+		e := &CapacityError{Live: a.live, Capacity: c, Cost: a.cost, Cores: a.cfg.Cores, Headroom: a.cfg.Headroom, External: a.external, Final: late}
 		if a.cfg.MaxSessions > 0 && c == a.cfg.MaxSessions && a.live >= c {
 			e.MaxSessions = a.cfg.MaxSessions
 		}
@@ -351,17 +396,25 @@ func (a *LoadAdmission) advance(now time.Time) {
 	if now.Sub(a.winStart) < a.cfg.Window {
 		return
 	}
-	switch {
-	case a.audio >= time.Second:
+	if a.audio < time.Second && (a.live > 0 || a.busy > 0) {
+		return // too little audio yet: let the window grow
+	}
+	if a.audio >= time.Second {
 		sample := a.work.Seconds() / a.audio.Seconds()
 		if a.measured {
 			a.cost = (a.cost + sample) / 2
 		} else {
 			a.cost, a.measured = sample, true
 		}
-	case a.live > 0 || a.busy > 0:
-		return // too little audio yet: let the window grow
 	}
+	// Other work: the machine's busy cores less the sessions' own.
+	busy, total, ok := a.cfg.MachineCPU()
+	if ok && a.machOK && total > a.machTotal {
+		machine := float64(busy-a.machBusy) / float64(total-a.machTotal) * float64(a.cfg.Cores)
+		sessions := a.work.Seconds() / now.Sub(a.winStart).Seconds()
+		a.external = (a.external + max(machine-sessions, 0)) / 2
+	}
+	a.machBusy, a.machTotal, a.machOK = busy, total, ok
 	// A new window (after idle time, nothing is carried over).
 	a.work, a.audio, a.winStart = 0, 0, now
 	if a.live == 0 {
@@ -534,4 +587,54 @@ func (m *meteredStream) Close() error {
 	m.t.Leave(Call{Kind: CallClose})
 	m.t.Release()
 	return err
+}
+
+// procStatCores counts the cpuN lines of /proc/stat, or returns 0.
+func procStatCores() int {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		if len(l) > 3 && strings.HasPrefix(l, "cpu") && l[3] >= '0' && l[3] <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
+// procStatCPU reads the machine's busy and total CPU time from
+// /proc/stat.
+func procStatCPU() (busy, total time.Duration, ok bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	return parseProcStat(string(b))
+}
+
+// parseProcStat reads the first line of /proc/stat ("cpu user nice system
+// idle iowait irq softirq steal ..." in clock ticks: only the ratio of
+// busy to total is used, so the unit cancels out). Steal, when present,
+// is time the cores were not this machine's: busy.
+func parseProcStat(s string) (busy, total time.Duration, ok bool) {
+	line, _, _ := strings.Cut(s, "\n")
+	f := strings.Fields(line)
+	if len(f) < 8 || f[0] != "cpu" {
+		return 0, 0, false
+	}
+	var v [8]int64
+	for i := range v {
+		if i+1 >= len(f) {
+			break
+		}
+		n, err := strconv.ParseInt(f[i+1], 10, 64)
+		if err != nil || n < 0 || n > math.MaxInt64/16 {
+			return 0, 0, false
+		}
+		v[i] = n
+	}
+	b := v[0] + v[1] + v[2] + v[5] + v[6] + v[7]
+	return time.Duration(b), time.Duration(b + v[3] + v[4]), true
 }

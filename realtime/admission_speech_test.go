@@ -374,8 +374,8 @@ func (r scenarioResult) log(t testing.TB) {
 	t.Logf("  sessions kept / (0.9 x cores / CPU cost = %.1f): %.2f; / (0.9 x cores / measured cost = %.1f): %.2f",
 		target, float64(r.Admitted)/target, 0.9*float64(r.Cores)/r.AloneCost, float64(r.Admitted)/(0.9*float64(r.Cores)/r.AloneCost))
 	t.Logf("  refusal time / 1 s: %.2f", r.RefusedIn.Seconds())
-	t.Logf("  admission at the refusal: %d live, capacity %d, cost %.3f, slowest call per utterance %v (late %v)",
-		r.Stats.Live, r.Stats.Capacity, r.Stats.Cost, r.Stats.Final.Round(time.Millisecond), r.Stats.Late)
+	t.Logf("  admission at the refusal: %d live, capacity %d, cost %.3f, other work %.2f cores, slowest call per utterance %v (late %v)",
+		r.Stats.Live, r.Stats.Capacity, r.Stats.Cost, r.Stats.External, r.Stats.Final.Round(time.Millisecond), r.Stats.Late)
 	med := quantile(r.AllFinals, 0.5)
 	t.Logf("final latency, lone session (baseline): %v median", r.AloneFinal)
 	t.Logf("final latency with all %d admitted sessions: %v median of %d finals (/ 300 ms: %.2f; / lone baseline: %.2f); per session %v; terminate->SessionTerminated %v",

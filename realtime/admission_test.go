@@ -3,6 +3,7 @@ package realtime
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,9 @@ import (
 func newTestAdmission(t *testing.T, clock *fakeClock, cfg LoadAdmissionConfig) *LoadAdmission {
 	t.Helper()
 	cfg.Now = clock.Now
+	if cfg.MachineCPU == nil {
+		cfg.MachineCPU = IgnoreMachineLoad
+	}
 	a, err := NewLoadAdmission(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -357,4 +361,103 @@ func TestCapacityFor(t *testing.T) {
 			t.Errorf("CapacityFor(%d, %v) = %d, want %d", c.cores, c.cost, got, c.want)
 		}
 	}
+}
+
+// machine is a fake LoadAdmissionConfig.MachineCPU: busy cores of
+// cores, advanced with the clock.
+type machine struct {
+	clock       *fakeClock
+	cores       int
+	busy, total time.Duration
+	at          time.Time
+	load        float64 // cores busy now
+}
+
+func (m *machine) cpu() (busy, total time.Duration, ok bool) {
+	now := m.clock.Now()
+	if !m.at.IsZero() {
+		d := now.Sub(m.at)
+		m.busy += time.Duration(m.load * float64(d))
+		m.total += time.Duration(m.cores) * d
+	}
+	m.at = now
+	return m.busy, m.total, true
+}
+
+// TestLoadAdmissionOtherWork: the cores other work keeps busy are taken
+// off Cores.
+func TestLoadAdmissionOtherWork(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	m := &machine{clock: clock, cores: 2}
+	a := newTestAdmission(t, clock, LoadAdmissionConfig{Cores: 2, InitialCost: 0.01, MachineCPU: m.cpu})
+	tk, err := a.Admit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One session costing 0.1 (10 ms per 100 ms message), while other
+	// work keeps one core busy: the machine is 1.1 cores busy.
+	m.load = 1.1
+	for i := 0; i < 20; i++ {
+		stream(clock, tk, 10*time.Millisecond)
+	}
+	st := a.Stats()
+	if st.Cost < 0.099 || st.Cost > 0.101 || st.External < 0.49 || st.External > 0.51 {
+		t.Fatalf("after one window: %+v, want cost 0.1 and other work 0.5 (smoothed from 0)", st)
+	}
+	for i := 0; i < 60; i++ {
+		stream(clock, tk, 10*time.Millisecond)
+	}
+	st = a.Stats()
+	// 0.9 x (2 - 1) / 0.1 = 9, with the estimate within 1/8 of a core.
+	if st.External < 0.87 || st.External > 1.001 || st.Capacity < 9 || st.Capacity > 10 {
+		t.Fatalf("after four windows: %+v, want other work near 1 core and capacity 9", st)
+	}
+	var ts []Ticket
+	for {
+		t2, err := a.Admit()
+		if err != nil {
+			var ce *CapacityError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "cores other work leaves") {
+				t.Fatalf("refusal %v", err)
+			}
+			break
+		}
+		ts = append(ts, t2)
+	}
+	if n := len(ts) + 1; n != st.Capacity {
+		t.Errorf("admitted %d, capacity %d", n, st.Capacity)
+	}
+}
+
+func TestParseProcStat(t *testing.T) {
+	t.Parallel()
+	busy, total, ok := parseProcStat("cpu  100 5 50 800 20 3 2 10 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n")
+	if !ok || busy != 170 || total != 990 {
+		t.Errorf("busy %d total %d ok %v", busy, total, ok)
+	}
+	if _, _, ok := parseProcStat("cpu  100 5 50 800 20 3 2\n"); !ok {
+		t.Error("a line without steal refused")
+	}
+	for _, bad := range []string{"", "intr 1 2 3", "cpu 1 2 3", "cpu a b c d e f g h", "cpu -1 0 0 0 0 0 0 0"} {
+		if _, _, ok := parseProcStat(bad); ok {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if _, err := os.Stat("/proc/stat"); err == nil {
+		if b1, t1, ok := procStatCPU(); !ok || b1 > t1 || t1 == 0 {
+			t.Errorf("this machine's /proc/stat: %d of %d, %v", b1, t1, ok)
+		}
+	}
+}
+
+func FuzzParseProcStat(f *testing.F) {
+	f.Add("cpu  100 5 50 800 20 3 2 10 0 0\n")
+	f.Add("cpu  1 2 3\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		busy, total, ok := parseProcStat(s)
+		if ok && (busy < 0 || busy > total) {
+			t.Fatalf("%q: busy %d, total %d", s, busy, total)
+		}
+	})
 }
