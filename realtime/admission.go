@@ -141,9 +141,9 @@ type LoadAdmissionConfig struct {
 	Headroom float64
 	// InitialCost is the cost, in CPU-seconds per second of audio, assumed
 	// until the first measurement (one Window with at least a second of
-	// audio). Default DefaultInitialCost (0.2; pocketsphinx measures
-	// 0.15 on a 2-core VM, so the default errs on the side of refusing
-	// during a burst at start-up).
+	// audio). Default DefaultInitialCost (0.2; isolated pocketsphinx
+	// measures 0.13 to 0.2 on a 2-core VM, so the default errs on the side
+	// of refusing during a burst at start-up).
 	InitialCost float64
 	// FinalBudget bounds how long the slowest recognizer call of an
 	// utterance may take: the call in which the engine ends the utterance
