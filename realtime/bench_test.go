@@ -225,7 +225,7 @@ func quantile(d []time.Duration, q float64) time.Duration {
 }
 
 func benchServer(b testing.TB, rec transcribe.StreamRecognizer) string {
-	h, err := NewHandler(Config{Recognizer: rec, Authenticate: authKeys, MaxSessionsPerProject: 1000})
+	h, err := NewHandler(Config{Recognizer: rec, Authenticate: authKeys, MaxSessionsPerProject: 1000, Admission: AdmitAll})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -121,8 +121,10 @@
 //
 //	1000 normal, after SessionTerminated
 //	1011 Internal server error: the recognizer failed or could not open a stream
-//	1013 Temporary server condition forced blocking client's request:
-//	     resume attempted more than Config.MaxResumes (default 10) times; ends the session
+//	1013 Temporary server condition forced blocking client's request: the server
+//	     is at capacity (Config.Admission; see "Capacity and latency"), no recognizer
+//	     free within Config.StreamWait, or a resume attempted more than
+//	     Config.MaxResumes (default 10) times (this last ends the session)
 //	4000 Sample rate must be a positive integer: sample_rate not an integer in 8000..48000
 //	4001 Not Authorized: bad API key or token, token expired, used, or another session's
 //	4004 Session not found: resume of an unknown id (or another project's)
@@ -162,8 +164,16 @@
 //
 // # Capacity and latency
 //
+// Config.Admission decides before a new session opens its stream; a
+// refusal is a 1013 close at once (AdmitAll turns it off). The default
+// LoadAdmission measures the cost from the sessions' recognizer calls
+// (time in calls, at most NumCPU at once, per audio second), takes off the
+// cores other work keeps busy (/proc/stat), admits while 0.9 x remaining
+// cores / cost leaves room, and refuses while the median slowest call per
+// utterance exceeds 250 ms. It is written here: no library measures this.
+//
 // Each session holds one recognizer stream (one pooled pocketsphinx
-// decoder, about 107 MB) from SessionBegins until it ends, including the
+// decoder, about 92 MB as an isolated worker) from SessionBegins until it ends, including the
 // resume grace; size the recognizer's pool to MaxSessionsPerProject times
 // the projects expected, since a new session waits at most
 // Config.StreamWait for a free decoder (then 1013). Measured on this

@@ -12,7 +12,7 @@ type CloseCode int
 // CloseError values below (ErrNotAuthorized, ...).
 const (
 	CloseNormal              CloseCode = 1000 // after SessionTerminated
-	CloseTryAgainLater       CloseCode = 1013 // reconnect attempts exhausted
+	CloseTryAgainLater       CloseCode = 1013 // at capacity, or reconnect attempts exhausted
 	CloseBadSampleRate       CloseCode = 4000 // sample_rate is not a usable positive integer
 	CloseNotAuthorized       CloseCode = 4001 // bad or missing API key or token
 	CloseSessionNotFound     CloseCode = 4004 // resume of an unknown session id
