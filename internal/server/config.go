@@ -38,6 +38,8 @@ type Config struct {
 	RateLimit      float64       // EARSHOT_RATE_LIMIT, requests/s per project, default 50
 	RealtimeLimit  int           // EARSHOT_REALTIME_SESSIONS, concurrent sessions per project, default 32
 	LogLevel       string        // EARSHOT_LOG_LEVEL: debug, info, warn, error
+	LogFormat      string        // EARSHOT_LOG_FORMAT: text (default) or json
+	MetricsAddr    string        // EARSHOT_METRICS_ADDR: listener for /metrics, /healthz and /readyz; default none
 	JobLease       time.Duration // EARSHOT_JOB_LEASE, default 30s: how soon a dead worker's job is resumed
 	WebhookRetry   time.Duration // EARSHOT_WEBHOOK_RETRY_INTERVAL, default 10s (the spec's value)
 
@@ -109,6 +111,8 @@ func ParseConfig(args []string) (*Config, error) {
 	fs.StringVar(&c.TLSCert, "tls-cert", env("EARSHOT_TLS_CERT", ""), "TLS certificate file (EARSHOT_TLS_CERT)")
 	fs.StringVar(&c.TLSKey, "tls-key", env("EARSHOT_TLS_KEY", ""), "TLS key file (EARSHOT_TLS_KEY)")
 	fs.StringVar(&c.LogLevel, "log-level", env("EARSHOT_LOG_LEVEL", "info"), "log level (EARSHOT_LOG_LEVEL)")
+	fs.StringVar(&c.LogFormat, "log-format", env("EARSHOT_LOG_FORMAT", "text"), "log format, text or json (EARSHOT_LOG_FORMAT)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("EARSHOT_METRICS_ADDR", ""), "listen address of /metrics, /healthz and /readyz (EARSHOT_METRICS_ADDR); unset: none")
 	for _, f := range []struct {
 		p                *string
 		name, envv, help string

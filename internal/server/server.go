@@ -71,11 +71,10 @@ func deriveKey(content []byte, purpose string) []byte {
 // Run runs the server described by cfg until ctx is done, then shuts it
 // down gracefully.
 func Run(ctx context.Context, cfg *Config) error {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
-		return fmt.Errorf("EARSHOT_LOG_LEVEL: %w", err)
+	log, err := newLogger(os.Stderr, cfg.LogFormat, cfg.LogLevel)
+	if err != nil {
+		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(log)
 	// ParseConfig checks these too; a Config built by hand gets the same
 	// checks (and the EU defaults) here.
@@ -157,6 +156,14 @@ func Run(ctx context.Context, cfg *Config) error {
 		}
 		defer euLn.Close()
 	}
+	// Metrics, health and readiness on their own listener (metrics.go).
+	ops, err := newOps(cfg.MetricsAddr, log)
+	if err != nil {
+		return err
+	}
+	defer ops.close()
+	batch := ops.pool("batch", decoders, rec)
+	stream := ops.pool("stream", max(cfg.StreamDecoders, 1), streamRec)
 	// NewURLs derives its signing key from what it is given (here the
 	// content key), so URLs signed before a restart, or by another
 	// process, stay valid.
@@ -170,7 +177,7 @@ func Run(ctx context.Context, cfg *Config) error {
 			return fmt.Errorf("EARSHOT_EU_PUBLIC_URL: %w", err)
 		}
 	}
-	engines, err := buildEngines(cfg, rec, dec)
+	engines, err := buildEngines(cfg, batch, dec)
 	if err != nil {
 		return err
 	}
@@ -196,6 +203,7 @@ func Run(ctx context.Context, cfg *Config) error {
 			OnStatus:         r.store.SetWebhookStatus,
 			Policy:           webhook.Policy{Backoff: webhook.ConstantBackoff(cfg.WebhookRetry)},
 			Owner:            "webhook-" + me,
+			OnAttempt:        ops.attemptHook(),
 		})
 		if err != nil {
 			return nil, nil, err
@@ -215,6 +223,7 @@ func Run(ctx context.Context, cfg *Config) error {
 			TempDir:          tmp,
 			Logger:           rlog,
 			WorkerID:         me,
+			OnJob:            ops.jobHook(),
 		})
 		if err != nil {
 			return nil, nil, err
@@ -227,12 +236,14 @@ func Run(ctx context.Context, cfg *Config) error {
 	}
 	auth := httpapi.Keys(keys)
 	rt, err := realtime.NewHandler(realtime.Config{
-		Recognizer:            streamRec,
+		Recognizer:            stream,
 		Authenticate:          httpapi.AuthFunc(auth),
 		Format:                func(ws []transcribe.Word) []transcribe.Word { return textfmt.Format(ws, nil) },
 		MaxSessionsPerProject: cfg.RealtimeLimit,
 		State:                 main.rtState,
 		ProcessID:             me,
+		OnSession:             ops.sessionHook(),
+		OnTranscript:          ops.transcriptHook(),
 	})
 	if err != nil {
 		return err
@@ -244,7 +255,7 @@ func Run(ctx context.Context, cfg *Config) error {
 	}
 	api, err := httpapi.New(httpapi.Config{
 		Service: svc, Auth: auth, URLs: urls, Realtime: rt, RealtimeToken: rt.TokenHandler(),
-		RateLimit: cfg.RateLimit, Logger: log, OtherRegions: other,
+		RateLimit: cfg.RateLimit, Logger: log, OtherRegions: other, OnRequest: ops.request,
 	})
 	if err != nil {
 		return err
@@ -270,7 +281,7 @@ func Run(ctx context.Context, cfg *Config) error {
 		}
 		euAPI, err := httpapi.New(httpapi.Config{
 			Service: euSvc, Auth: auth, URLs: euURLs, Endpoints: httpapi.EndpointsEU,
-			RateLimit: cfg.RateLimit, Logger: log.With("region", "eu"), OtherRegions: []*httpapi.URLs{urls},
+			RateLimit: cfg.RateLimit, Logger: log.With("region", "eu"), OtherRegions: []*httpapi.URLs{urls}, OnRequest: ops.request,
 		})
 		if err != nil {
 			return err
@@ -293,6 +304,7 @@ func Run(ctx context.Context, cfg *Config) error {
 	for _, n := range notifiers {
 		n.Start()
 	}
+	ops.start(svc, main.store, main.blobs, engines, stream)
 	errc := make(chan error, len(servers))
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("earshot listening", append([]any{"addr", ln.Addr().String(), "public_url", urls.Origin(), "data", cfg.Data,
