@@ -160,7 +160,7 @@ func (h *Handler) janitor() {
 	defer h.wg.Done()
 	t := time.NewTicker(h.cfg.TickInterval)
 	defer t.Stop()
-	var lastSync time.Time
+	var lastSync, lastPurge time.Time
 	for {
 		select {
 		case <-h.done:
@@ -170,6 +170,11 @@ func (h *Handler) janitor() {
 			if time.Since(lastSync) >= h.cfg.StateInterval {
 				lastSync = time.Now()
 				h.syncState()
+			}
+			// Purging is housekeeping: at most once a second.
+			if time.Since(lastPurge) >= max(h.cfg.StateInterval, time.Second) {
+				lastPurge = time.Now()
+				h.purge()
 			}
 		}
 	}

@@ -29,14 +29,17 @@ func detachedSince(rec SessionRecord) time.Time {
 // is not written. When the record says that another process owns the
 // session now, or that it ended elsewhere, s is dropped here.
 func (h *Handler) syncSession(s *Session) {
-	state, samples, threshold := s.snapshot()
-	now := h.cfg.Now()
-	h.mu.Lock()
-	attached, detachAt := s.attached, s.detachAt
-	h.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), stateTimeout)
 	defer cancel()
 	err := h.writeRecord(ctx, s, func(r *SessionRecord) {
+		// Read at every attempt: a write that lost a race to another
+		// writer of this process (the connection detaching while the
+		// janitor renews the lease) is redone with what is true now.
+		state, samples, threshold := s.snapshot()
+		now := h.cfg.Now()
+		h.mu.Lock()
+		attached, detachAt := s.attached, s.detachAt
+		h.mu.Unlock()
 		r.AudioSamples, r.SilenceThreshold = samples, threshold
 		switch {
 		case state.Ended():
@@ -158,8 +161,8 @@ func (h *Handler) endRecord(ctx context.Context, rec SessionRecord, state State)
 
 // syncState is the janitor's periodic work with Config.State: renew the
 // leases of attached sessions, check that detached ones still belong to
-// this process (a resume elsewhere moves them), retry the records of
-// ended sessions that could not be written, and purge.
+// this process (a resume elsewhere moves them), and retry the records of
+// ended sessions that could not be written.
 func (h *Handler) syncState() {
 	type item struct {
 		s   *Session
@@ -192,6 +195,12 @@ func (h *Handler) syncState() {
 			}
 		}
 	}
+}
+
+// purge deletes expired tokens and forgotten sessions from State.
+func (h *Handler) purge() {
+	ctx, cancel := context.WithTimeout(context.Background(), stateTimeout)
+	defer cancel()
 	if err := h.st.Purge(ctx, h.cfg.Now()); err != nil && h.cfg.Logf != nil {
 		h.cfg.Logf("realtime: purging the session store: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 type MemoryState struct {
 	mu       sync.Mutex
 	tokens   map[string]TokenRecord
+	unusedBy map[string]map[string]time.Time // project -> hash -> expiry of its unused tokens
 	sessions map[string]SessionRecord
 }
 
@@ -21,7 +22,7 @@ var _ StateStore = (*MemoryState)(nil)
 
 // NewMemoryState returns an empty MemoryState.
 func NewMemoryState() *MemoryState {
-	return &MemoryState{tokens: map[string]TokenRecord{}, sessions: map[string]SessionRecord{}}
+	return &MemoryState{tokens: map[string]TokenRecord{}, unusedBy: map[string]map[string]time.Time{}, sessions: map[string]SessionRecord{}}
 }
 
 // AddToken implements StateStore.
@@ -31,19 +32,39 @@ func (m *MemoryState) AddToken(_ context.Context, t TokenRecord, now time.Time, 
 	if _, ok := m.tokens[t.Hash]; ok {
 		return fmt.Errorf("realtime: token %.8s...: %w", t.Hash, ErrStateExists)
 	}
-	n := 0
-	for _, o := range m.tokens {
-		if o.Project == t.Project && o.Session == "" && o.Expires.After(now) {
-			n++
+	unused := m.unusedBy[t.Project]
+	if len(unused) >= max {
+		// Count only those unexpired at now (the index keeps expired
+		// ones until Purge).
+		n := 0
+		for _, exp := range unused {
+			if exp.After(now) {
+				n++
+			}
 		}
-	}
-	if n >= max {
-		return ErrTooManyTokens
+		if n >= max {
+			return ErrTooManyTokens
+		}
 	}
 	t.Session = ""
 	t.Expires = t.Expires.UTC()
 	m.tokens[t.Hash] = t
+	if unused == nil {
+		unused = map[string]time.Time{}
+		m.unusedBy[t.Project] = unused
+	}
+	unused[t.Hash] = t.Expires
 	return nil
+}
+
+// forgetUnused takes t off its project's index of unused tokens.
+func (m *MemoryState) forgetUnused(t TokenRecord) {
+	if u := m.unusedBy[t.Project]; u != nil {
+		delete(u, t.Hash)
+		if len(u) == 0 {
+			delete(m.unusedBy, t.Project)
+		}
+	}
 }
 
 // Token implements StateStore.
@@ -69,6 +90,7 @@ func (m *MemoryState) CreateSession(_ context.Context, rec SessionRecord) error 
 		if !ok || t.Session != "" {
 			return fmt.Errorf("realtime: session %s: %w", rec.ID, ErrTokenUsed)
 		}
+		m.forgetUnused(t)
 		t.Session = rec.ID
 		m.tokens[rec.TokenHash] = t
 	}
@@ -123,6 +145,7 @@ func (m *MemoryState) Purge(_ context.Context, now time.Time) error {
 	for h, t := range m.tokens {
 		if t.Session == "" && t.Expires.Before(now) {
 			delete(m.tokens, h)
+			m.forgetUnused(t)
 		} else if _, ok := m.sessions[t.Session]; t.Session != "" && !ok {
 			delete(m.tokens, h)
 		}
@@ -136,8 +159,8 @@ func (m *MemoryState) unused(project string, now time.Time) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
-	for _, t := range m.tokens {
-		if t.Project == project && t.Session == "" && t.Expires.After(now) {
+	for _, exp := range m.unusedBy[project] {
+		if exp.After(now) {
 			n++
 		}
 	}
