@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/earshot-dev/earshot/realtime"
@@ -59,6 +60,7 @@ func ExampleStateStore() {
 		if rec, _ := state.GetSession(ctx, id); !rec.Attached {
 			break // A has recorded the drop
 		}
+		time.Sleep(time.Millisecond)
 	}
 	c2, m := dial(srvB, "/v2/realtime/ws/"+id)
 	defer c2.CloseNow()
