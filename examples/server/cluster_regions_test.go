@@ -380,3 +380,39 @@ func (p *tcpProxy) breakAll() {
 	}
 	p.conns = nil
 }
+
+// TestEURegionSQLite runs one process with the EU region on its embedded
+// defaults: its own SQLite file and blob directory under the data
+// directory, the same key, the EU endpoint set only.
+func TestEURegionSQLite(t *testing.T) {
+	data, euAddr := t.TempDir(), freeAddr(t)
+	s := startServer(t, data, freeAddr(t), "EARSHOT_API_KEYS="+keyK+":p", "EARSHOT_WORKERS=1", "EARSHOT_EU_ADDR="+euAddr)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	eu := aai.NewClientWithOptions(aai.WithAPIKey(keyK), aai.WithBaseURL("http://"+euAddr))
+	f, err := os.Open(testaudio.Speech(t, "slt", "hello world this is a test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := eu.Transcripts.TranscribeFromReader(ctx, f, nil)
+	if err != nil || tr.Status != "completed" || !strings.Contains(strings.ToLower(deref(tr.Text)), "hello") {
+		t.Fatalf("EU transcript: %v %+v", err, tr)
+	}
+	var apiErr aai.APIError
+	if _, err := client(s, keyK).Transcripts.Get(ctx, *tr.ID); !errors.As(err, &apiErr) || apiErr.Status != 404 {
+		t.Errorf("EU id in the default region: %v, want 404", err)
+	}
+	if _, err := eu.Transcripts.GetSubtitles(ctx, *tr.ID, "srt", nil); !errors.As(err, &apiErr) || apiErr.Status != 404 {
+		t.Errorf("EU subtitles: %v, want 404", err)
+	}
+	for _, p := range []string{"eu/earshot.db", "eu/blobs"} {
+		if _, err := os.Stat(data + "/" + p); err != nil {
+			t.Errorf("the EU region's storage: %v", err)
+		}
+	}
+	// The EU transcript is in the EU database only.
+	if list, err := client(s, keyK).Transcripts.List(ctx, aai.ListTranscriptParams{}); err != nil || len(list.Transcripts) != 0 {
+		t.Errorf("default region list: %v %+v", err, list.Transcripts)
+	}
+}
