@@ -2,6 +2,7 @@ package transcribe
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -127,12 +128,21 @@ type Recognizer interface {
 //     format, as media.Sniff names it ("wav", "mp3", "flac", "ogg", "mp4",
 //     "webm", ...).
 //   - RecognizeFile transcribes the whole file at path; word times are in
-//     milliseconds from the start of the file. Errors as for Recognize.
+//     milliseconds from the start of the file. Errors as for Recognize,
+//     and one wrapping ErrFileNotTaken when the engine will not take this
+//     file as it is (too large for one request, or its format refused):
+//     the Service then decodes the file into its spool and sends the audio
+//     through Recognize in pieces, with memory that does not grow with
+//     the file, which an adapter decoding the file itself could not do.
 type FileRecognizer interface {
 	Recognizer
 	AcceptsFile(format string) bool
 	RecognizeFile(ctx context.Context, path string, opts RecognizeOptions) (*Recognition, error)
 }
+
+// ErrFileNotTaken is what FileRecognizer.RecognizeFile returns (wrapped)
+// for a file the engine will not take as it is.
+var ErrFileNotTaken = errors.New("transcribe: the engine does not take this file as it is")
 
 // StreamOptions configure one streaming session.
 type StreamOptions struct {

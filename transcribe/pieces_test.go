@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -119,5 +120,38 @@ func TestLongAudioInPieces(t *testing.T) {
 	rec.mu.Lock()
 	if len(rec.lengths) != 1 || len(tr.Words) != 80 {
 		t.Errorf("80 s of audio: %d recognitions and %d words, want 1 and 80", len(rec.lengths), len(tr.Words))
+	}
+}
+
+// fileRefuser is an engine that takes files but refuses this one.
+type fileRefuser struct {
+	onsetRecognizer
+	files int
+}
+
+func (f *fileRefuser) AcceptsFile(string) bool { return true }
+func (f *fileRefuser) RecognizeFile(ctx context.Context, path string, o transcribe.RecognizeOptions) (*transcribe.Recognition, error) {
+	f.mu.Lock()
+	f.files++
+	f.mu.Unlock()
+	return nil, fmt.Errorf("too large for one request: %w", transcribe.ErrFileNotTaken)
+}
+
+// A file the engine does not take as it is (ErrFileNotTaken) is decoded
+// and recognized in pieces instead; any other RecognizeFile error fails
+// the job.
+func TestFileNotTakenFallsBackToPieces(t *testing.T) {
+	t.Parallel()
+	rec := &fileRefuser{}
+	e := newEnv(t, func(c *transcribe.Config) { c.Recognizer = rec })
+	tr, err := e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", ticks(100))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr = e.wait(t, "p", tr.ID)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if tr.Status != transcribe.StatusCompleted || len(tr.Words) != 100 || rec.files != 1 || len(rec.lengths) < 2 {
+		t.Fatalf("status %s, %d words, %d file calls, %d pieces; want completed, 100, 1, at least 2", tr.Status, len(tr.Words), rec.files, len(rec.lengths))
 	}
 }

@@ -90,11 +90,14 @@ func (s *Service) process(ctx context.Context, j *job) error {
 	fr, isFile := rec.(FileRecognizer)
 	if isFile && !multi && t.AudioStartFrom == nil && t.AudioEndAt == nil && sp.Format != "" && fr.AcceptsFile(sp.Format) {
 		r, err := fr.RecognizeFile(ctx, path, opts)
-		if err != nil {
+		switch {
+		case err == nil:
+			first, words = r, r.Words
+		case !errors.Is(err, ErrFileNotTaken):
 			return err
 		}
-		first, words = r, r.Words
-	} else {
+	}
+	if first == nil {
 		words, first, err = recognizePieces(ctx, rec, sp, lo, hi, multi, opts, s.cfg.PieceParallelism)
 		if err != nil {
 			return err

@@ -17,8 +17,10 @@
 //   - RecognizeFile(ctx, path, opts) sends a media file as it is when the
 //     engine takes its format (AcceptsFile, Config.FileFormats: wav, mp3 and
 //     flac by default) and it fits Config.MaxRequestBytes; otherwise, or
-//     when the engine refuses it with 400/415/422, it decodes the file
-//     (transcribe/media) and calls Recognize;
+//     when the engine refuses it with 400/415/422, it returns an error
+//     wrapping transcribe.ErrFileNotTaken, and the caller (the Service)
+//     decodes the file into its spool and calls Recognize in pieces, so a
+//     long file never has to fit in memory;
 //   - Features reports 16 kHz, word timestamps, filler words (by prompt),
 //     the configured languages (whisper's 100 by default) with detection,
 //     and the prompt.

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -495,7 +494,10 @@ func TestRecognizeFile(t *testing.T) {
 	if r.AcceptsFile("vorbis") || r.AcceptsFile("mp4") {
 		t.Error("accepts formats outside DefaultFileFormats")
 	}
-	for i, p := range []string{wavPath, mp3Path, oggPath} {
+	if _, err := r.RecognizeFile(ctx, oggPath, transcribe.RecognizeOptions{}); !errors.Is(err, transcribe.ErrFileNotTaken) {
+		t.Errorf("ogg (not in FileFormats): %v, want ErrFileNotTaken", err)
+	}
+	for _, p := range []string{wavPath, mp3Path} {
 		rec, err := r.RecognizeFile(ctx, p, transcribe.RecognizeOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
@@ -505,45 +507,25 @@ func TestRecognizeFile(t *testing.T) {
 			t.Errorf("%s: %q (%s)", p, texts(rec.Words), rec.Language)
 		}
 		orig, _ := os.ReadFile(p)
-		sent := e.Files()[i]
-		sentAsIs := string(sent) == string(orig)
-		if want := i < 2; sentAsIs != want {
-			t.Errorf("%s: sent as it is = %v, want %v", p, sentAsIs, want)
-		}
-		if i == 2 && string(sent[:4]) != "RIFF" {
-			t.Errorf("ogg was not decoded to WAV")
+		files := e.Files()
+		if sent := files[len(files)-1]; string(sent) != string(orig) {
+			t.Errorf("%s was not sent as it is", p)
 		}
 	}
 
-	// Larger than MaxRequestBytes: decoded and sent in pieces that fit.
-	const limit = 48428 + 16000
-	var sizes []int64
-	var mu sync.Mutex
-	canned := enginetest.LoadExchange(t, "localai_whisper.json")
-	pieces := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		mu.Lock()
-		sizes = append(sizes, req.ContentLength)
-		mu.Unlock()
-		_, _ = io.Copy(io.Discard, req.Body)
-		answer(w, canned)
-	}))
-	t.Cleanup(pieces.Close)
-	small := newRec(t, Config{BaseURL: pieces.URL + "/v1", MaxRequestBytes: limit})
-	if _, err := small.RecognizeFile(ctx, wavPath, transcribe.RecognizeOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if len(sizes) < 2 {
-		t.Errorf("a file above MaxRequestBytes went out in %d requests", len(sizes))
-	}
-	for _, n := range sizes {
-		if n > limit {
-			t.Errorf("a request of %d bytes, limit %d", n, limit)
-		}
-	}
-
-	// The engine refuses MP3 (400): decoded and sent as WAV.
-	ok := enginetest.LoadExchange(t, "openai_verbose.json")
+	// Larger than MaxRequestBytes: not taken, nothing sent (the caller
+	// decodes and recognizes the audio in pieces).
 	var calls atomic.Int32
+	refuse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { calls.Add(1) }))
+	t.Cleanup(refuse.Close)
+	small := newRec(t, Config{BaseURL: refuse.URL + "/v1", MaxRequestBytes: 48428 + 16000})
+	if _, err := small.RecognizeFile(ctx, wavPath, transcribe.RecognizeOptions{}); !errors.Is(err, transcribe.ErrFileNotTaken) || calls.Load() != 0 {
+		t.Errorf("a file above MaxRequestBytes: %v after %d requests, want ErrFileNotTaken after none", err, calls.Load())
+	}
+
+	// The engine refuses MP3 (400): not taken.
+	ok := enginetest.LoadExchange(t, "openai_verbose.json")
+	calls.Store(0)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		calls.Add(1)
 		_, data, err := enginetest.ReadRequest(req)
@@ -556,9 +538,8 @@ func TestRecognizeFile(t *testing.T) {
 		answer(w, ok)
 	}))
 	t.Cleanup(srv.Close)
-	rec, err := newRec(t, Config{BaseURL: srv.URL + "/v1"}).RecognizeFile(ctx, mp3Path, transcribe.RecognizeOptions{})
-	if err != nil || texts(rec.Words) != foxText || calls.Load() != 2 {
-		t.Errorf("refused MP3: %v, %q after %d calls", err, texts(rec.Words), calls.Load())
+	if _, err := newRec(t, Config{BaseURL: srv.URL + "/v1"}).RecognizeFile(ctx, mp3Path, transcribe.RecognizeOptions{}); !errors.Is(err, transcribe.ErrFileNotTaken) || calls.Load() != 1 {
+		t.Errorf("refused MP3: %v after %d calls, want ErrFileNotTaken after 1", err, calls.Load())
 	}
 
 	// Bad files.
@@ -573,8 +554,8 @@ func TestRecognizeFile(t *testing.T) {
 	}
 	notMedia := filepath.Join(t.TempDir(), "notes.txt")
 	os.WriteFile(notMedia, []byte("meeting notes, not audio"), 0o600)
-	if _, err := r.RecognizeFile(ctx, notMedia, transcribe.RecognizeOptions{}); !errors.As(err, &me) {
-		t.Errorf("text file: %v", err)
+	if _, err := r.RecognizeFile(ctx, notMedia, transcribe.RecognizeOptions{}); !errors.Is(err, transcribe.ErrFileNotTaken) {
+		t.Errorf("text file: %v, want ErrFileNotTaken", err)
 	}
 }
 

@@ -263,11 +263,13 @@ func (r *Recognizer) sendPCM(ctx context.Context, fields []Field, samples []int1
 }
 
 // RecognizeFile sends the media file at path as it is when its format is
-// one of Config.FileFormats and it fits in MaxRequestBytes; otherwise — or
-// when the engine refuses the file with 400, 415 or 422 — it decodes the
-// file with Config.Decoder and calls Recognize. Word times are
-// milliseconds from the start of the file. Errors as for Recognize, plus
-// decoding errors (*transcribe.MediaError).
+// one of Config.FileFormats and it fits in MaxRequestBytes. Otherwise, or
+// when the engine refuses the file with 400, 415 or 422, it returns an
+// error wrapping transcribe.ErrFileNotTaken: the caller decodes the file
+// and calls Recognize (the Service does so through its spool, in pieces,
+// so a long file does not have to fit in memory). Word times are
+// milliseconds from the start of the file. Errors as for Recognize, and
+// *transcribe.MediaError for an empty file.
 func (r *Recognizer) RecognizeFile(ctx context.Context, path string, opts transcribe.RecognizeOptions) (*transcribe.Recognition, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -295,7 +297,7 @@ func (r *Recognizer) RecognizeFile(ctx context.Context, path string, opts transc
 	}
 	format := media.Sniff(head[:n])
 	if !r.AcceptsFile(string(format)) || st.Size()+multipartSlack > r.cfg.MaxRequestBytes {
-		return r.decodeAndRecognize(ctx, path, opts)
+		return nil, fmt.Errorf("%s: a %s file of %d bytes: %w", r.cfg.Name, format, st.Size(), transcribe.ErrFileNotTaken)
 	}
 	ext, ctype := fileType(format)
 	fhead, tail, mtype := multipartFrame(r.fields(req), "audio"+ext, ctype)
@@ -311,7 +313,7 @@ func (r *Recognizer) RecognizeFile(ctx context.Context, path string, opts transc
 	res, err := r.post(ctx, mtype, body, -1)
 	var e *Error
 	if errors.As(err, &e) && (e.StatusCode == http.StatusBadRequest || e.StatusCode == http.StatusUnsupportedMediaType || e.StatusCode == http.StatusUnprocessableEntity) {
-		return r.decodeAndRecognize(ctx, path, opts)
+		return nil, fmt.Errorf("%s: the engine refused the %s file (%d): %w", r.cfg.Name, format, e.StatusCode, transcribe.ErrFileNotTaken)
 	}
 	if err != nil {
 		return nil, err
@@ -322,14 +324,6 @@ func (r *Recognizer) RecognizeFile(ctx context.Context, path string, opts transc
 	}
 	r.finish(rec, res.words)
 	return rec, nil
-}
-
-func (r *Recognizer) decodeAndRecognize(ctx context.Context, path string, opts transcribe.RecognizeOptions) (*transcribe.Recognition, error) {
-	pcm, err := r.cfg.Decoder.Decode(ctx, path, SampleRate, false)
-	if err != nil {
-		return nil, err
-	}
-	return r.Recognize(ctx, pcm.Mono(), opts)
 }
 
 type readCloser struct {

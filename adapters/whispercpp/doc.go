@@ -31,7 +31,8 @@
 //
 // RecognizeFile sends WAV, MP3, FLAC and Ogg Vorbis as they are
 // (DefaultFileFormats: what whisper-server reads without --convert);
-// anything else is decoded and sent as WAV. With --convert, list more
+// for anything else it returns transcribe.ErrFileNotTaken and the Service
+// decodes the file and sends it as WAV in pieces. With --convert, list more
 // formats in Config.FileFormats.
 //
 // # Running Earshot in front of whisper.cpp
