@@ -281,8 +281,11 @@ func SRT(t *transcribe.Transcript, charsPerCaption int) []byte {
 // spec's form), a blank line between cues. From one hour on, times carry an
 // hours field (01:15:02.000), as the WebVTT standard requires: players
 // reject minutes above 59.
-// Text is plain UTF-8 with no HTML escaping; "-->" inside a word becomes
-// "->". A transcript with no words gives "WEBVTT\n\n".
+// Text is UTF-8 with the two characters WebVTT cue text reserves escaped
+// (& as &amp;, < as &lt;; > needs none), so players show "R&D at <Acme>" as
+// it was said rather than taking <Acme> for a tag; chars_per_caption
+// counts the characters as spoken. "-->" inside a word becomes "->". A
+// transcript with no words gives "WEBVTT\n\n".
 //
 // charsPerCaption works as for SRT. t may be nil (no cues).
 func VTT(t *transcribe.Transcript, charsPerCaption int) []byte {
@@ -300,7 +303,30 @@ func VTT(t *transcribe.Transcript, charsPerCaption int) []byte {
 		b = append(b, " --> "...)
 		b = appendVTTTime(b, c.end)
 		b = append(b, '\n')
-		b = appendLines(b, c.lines)
+		b = appendLinesEscaped(b, c.lines)
+	}
+	return b
+}
+
+// appendLinesEscaped is appendLines with WebVTT's escapes.
+func appendLinesEscaped(b []byte, lines [][]string) []byte {
+	for _, line := range lines {
+		for j, w := range line {
+			if j > 0 {
+				b = append(b, ' ')
+			}
+			for i := 0; i < len(w); i++ {
+				switch w[i] {
+				case '&':
+					b = append(b, "&amp;"...)
+				case '<':
+					b = append(b, "&lt;"...)
+				default:
+					b = append(b, w[i])
+				}
+			}
+		}
+		b = append(b, '\n')
 	}
 	return b
 }

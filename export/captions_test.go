@@ -50,7 +50,7 @@ func TestSRTFormat(t *testing.T) {
 func TestVTTFormat(t *testing.T) {
 	tr := transcriptOf(evenWords("Tom & Jerry. Bye.", 1000, ""))
 	got := string(VTT(tr, 0))
-	want := "WEBVTT\n\n00:01.000 --> 00:02.100\nTom & Jerry.\n\n00:02.200 --> 00:02.500\nBye.\n"
+	want := "WEBVTT\n\n00:01.000 --> 00:02.100\nTom &amp; Jerry.\n\n00:02.200 --> 00:02.500\nBye.\n"
 	if got != want {
 		t.Errorf("VTT =\n%q\nwant\n%q", got, want)
 	}

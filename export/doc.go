@@ -19,22 +19,21 @@
 // # Captions
 //
 // SRT output is numbered cues with HH:MM:SS,mmm times, a blank line between
-// cues, no byte-order mark and no HTML escaping. VTT output starts with a
-// WEBVTT line and a blank line, and its cue times are MM:SS.mmm as the spec
-// requires; from one hour on they carry an hours field (01:15:02.000), as
+// cues, no byte-order mark and no HTML escaping (SRT defines none). VTT
+// output starts with a WEBVTT line and a blank line, its cue text has the
+// two characters WebVTT reserves escaped ("&" as "&amp;", "<" as "&lt;"),
+// and its cue times are MM:SS.mmm as the spec requires; from one hour on they carry an hours field (01:15:02.000), as
 // the WebVTT standard requires (players reject minutes above 59). These are
 // written by hand:
 // github.com/asticode/go-astisub (checked at v0.34.0) writes a byte-order
-// mark before SRT, HTML-escapes cue text ("&" becomes "&amp;") and always
-// writes HH:MM:SS.mmm in WebVTT, so it does not write our captions. The
-// tests use it (pinned at v0.34.0) as an independent reader instead: every
-// SRT and VTT file the tests and FuzzCaptions make is read back with it and
-// must give the cues written, time for time and line for line, except the
-// text of lines holding '<' or '&': cue text is written as it is, and a
-// reader following the WebVTT standard (go-astisub too, for SRT as well)
-// takes '<' for the start of a tag and '&' for the start of an escape, so
-// "R&D at <Acme> costs" reads back as "R&D at  costs". Escaping them
-// would change output clients already receive, so it is left as it is.
+// mark before SRT, HTML-escapes SRT text too and always writes
+// HH:MM:SS.mmm in WebVTT, so it does not write our captions. The tests use
+// it (pinned at v0.34.0) as an independent reader instead: every SRT and
+// VTT file the tests and FuzzCaptions make is read back with it and must
+// give the cues written, time for time and line for line, except, in SRT,
+// the text of lines holding '<' or '&': SRT text is written as it is, and
+// go-astisub reads SRT lines as HTML ("R&D at <Acme> costs" reads back as
+// "R&D at  costs"), as many SRT players do.
 //
 // Captions are built from the transcript's words; a cue runs from its first
 // word's start to its last word's end. A word whose text is empty is
