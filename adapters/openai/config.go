@@ -8,9 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/media"
 )
 
 // Defaults of Config.
@@ -184,9 +181,6 @@ type Config struct {
 	// FileFormats are the formats (media.Sniff names) RecognizeFile sends
 	// as they are. Default DefaultFileFormats.
 	FileFormats []string
-	// Decoder decodes files that are too large to send as they are or that
-	// the engine refused. Default media.Decoder{}.
-	Decoder transcribe.Decoder
 	// HTTPClient sends the requests. Default a client with no overall
 	// timeout (Timeout bounds each attempt).
 	HTTPClient *http.Client
@@ -244,9 +238,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.FileFormats == nil {
 		c.FileFormats = DefaultFileFormats
-	}
-	if c.Decoder == nil {
-		c.Decoder = &media.Decoder{}
 	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}

@@ -55,7 +55,7 @@ type Config struct {
 	// {"beam_size", "5"}, {"vad", "true"}, {"max_len", "40"}. Default none.
 	ExtraFields []openai.Field
 	// PromptTokens, Timeout, MaxRetries, Backoff, Sleep, MaxRequestBytes,
-	// MaxChunk, Parallel, MaxResponseBytes, Decoder and HTTPClient are as in
+	// MaxChunk, Parallel, MaxResponseBytes and HTTPClient are as in
 	// openai.Config, with the same defaults.
 	PromptTokens     int
 	Timeout          time.Duration
@@ -66,7 +66,6 @@ type Config struct {
 	MaxChunk         time.Duration
 	Parallel         int
 	MaxResponseBytes int64
-	Decoder          transcribe.Decoder
 	HTTPClient       *http.Client
 	// FileFormats are the formats (media.Sniff names) RecognizeFile sends
 	// as they are. Default DefaultFileFormats.
@@ -158,7 +157,6 @@ func New(cfg Config) (*Recognizer, error) {
 		Parallel:         cfg.Parallel,
 		MaxResponseBytes: cfg.MaxResponseBytes,
 		FileFormats:      cfg.FileFormats,
-		Decoder:          cfg.Decoder,
 		HTTPClient:       cfg.HTTPClient,
 	})
 	if err != nil {

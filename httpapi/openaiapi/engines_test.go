@@ -23,11 +23,7 @@ import (
 func remoteEngine(t *testing.T) (*enginetest.Engine, transcribe.Recognizer) {
 	t.Helper()
 	srv := enginetest.NewEngine(t, enginetest.OpenAI, "/v1/audio/transcriptions")
-	dec, err := media.NewDecoder(media.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", Decoder: dec})
+	rec, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +148,7 @@ func TestEarshotAsAnOpenAIEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := openai.New(openai.Config{BaseURL: f.srv.URL + "/v1", APIKey: key1, Decoder: dec, MaxRetries: -1})
+	client, err := openai.New(openai.Config{BaseURL: f.srv.URL + "/v1", APIKey: key1, MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,7 +27,7 @@ type Config struct {
 	EncryptionKey  string        // EARSHOT_ENCRYPTION_KEY, 64 hex chars or base64 of 32 bytes
 	Workers        int           // EARSHOT_WORKERS, default one per CPU
 	Decoders       int           // EARSHOT_DECODERS, pocketsphinx decoders for batch jobs, default one per worker
-	StreamDecoders int           // EARSHOT_STREAM_DECODERS, decoders for streaming sessions (one each), default 4
+	StreamDecoders int           // EARSHOT_STREAM_DECODERS, decoders for streaming sessions (one each); 0: as many as the cores carry
 	ModelDir       string        // EARSHOT_MODEL_DIR, default /usr/share/pocketsphinx/model/en-us
 	TLSCert        string        // EARSHOT_TLS_CERT
 	TLSKey         string        // EARSHOT_TLS_KEY
@@ -152,7 +153,7 @@ func ParseConfig(args []string) (*Config, error) {
 	}{
 		{&c.Workers, "workers", "EARSHOT_WORKERS", 0, "jobs processed at once; 0 = one per CPU"},
 		{&c.Decoders, "decoders", "EARSHOT_DECODERS", 0, "pooled recognizer decoders for batch jobs; 0 = one per worker"},
-		{&c.StreamDecoders, "stream-decoders", "EARSHOT_STREAM_DECODERS", 4, "recognizer decoders for streaming sessions, one per live session"},
+		{&c.StreamDecoders, "stream-decoders", "EARSHOT_STREAM_DECODERS", 0, "recognizer decoders for streaming sessions, one per live session; 0: as many as the cores could carry (sessions are admitted by measured load)"},
 		{&c.RealtimeLimit, "realtime-sessions", "EARSHOT_REALTIME_SESSIONS", 32, "concurrent streaming sessions per project"},
 	}
 	for _, i := range ints {
@@ -235,7 +236,15 @@ func ParseConfig(args []string) (*Config, error) {
 		rl = x
 	}
 	fs.Float64Var(&c.RateLimit, "rate-limit", rl, "requests per second per project; negative disables (EARSHOT_RATE_LIMIT)")
+	// Errors are returned, not printed (the caller words them); -h prints
+	// the flags to standard output and returns flag.ErrHelp.
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(os.Stdout)
+			fmt.Fprintln(os.Stdout, "Usage: earshot server [flags]; every flag also reads the EARSHOT_* variable it names.")
+			fs.PrintDefaults()
+		}
 		return nil, err
 	}
 	if c.JobLease < time.Second {

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strings"
+	"time"
 
 	"github.com/earshot-dev/earshot/adapters/isolate"
 	"github.com/earshot-dev/earshot/adapters/openai"
 	"github.com/earshot-dev/earshot/adapters/pocketsphinx"
 	"github.com/earshot-dev/earshot/adapters/whispercpp"
+	"github.com/earshot-dev/earshot/realtime"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -18,7 +21,7 @@ import (
 // (EARSHOT_WHISPERCPP_URL) and an OpenAI-compatible server
 // (EARSHOT_OPENAI_URL), each named after its kind so that speech_model
 // selects it ("pocketsphinx", "whispercpp", "openai").
-func buildEngines(cfg *Config, pocket transcribe.Recognizer, dec transcribe.Decoder) ([]transcribe.Engine, error) {
+func buildEngines(cfg *Config, pocket transcribe.Recognizer) ([]transcribe.Engine, error) {
 	var langs []string
 	for _, l := range strings.Split(cfg.EngineLanguages, ",") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -27,14 +30,14 @@ func buildEngines(cfg *Config, pocket transcribe.Recognizer, dec transcribe.Deco
 	}
 	engines := []transcribe.Engine{{Name: "pocketsphinx", Recognizer: pocket}}
 	if cfg.WhisperCppURL != "" {
-		r, err := whispercpp.New(whispercpp.Config{URL: cfg.WhisperCppURL, Languages: langs, Decoder: dec})
+		r, err := whispercpp.New(whispercpp.Config{URL: cfg.WhisperCppURL, Languages: langs})
 		if err != nil {
 			return nil, fmt.Errorf("EARSHOT_WHISPERCPP_URL: %w", err)
 		}
 		engines = append(engines, transcribe.Engine{Name: "whispercpp", Recognizer: r})
 	}
 	if cfg.OpenAIURL != "" {
-		r, err := openai.New(openai.Config{BaseURL: cfg.OpenAIURL, Model: cfg.OpenAIModel, APIKey: cfg.OpenAIKey, Languages: langs, Decoder: dec})
+		r, err := openai.New(openai.Config{BaseURL: cfg.OpenAIURL, Model: cfg.OpenAIModel, APIKey: cfg.OpenAIKey, Languages: langs})
 		if err != nil {
 			return nil, fmt.Errorf("EARSHOT_OPENAI_URL: %w", err)
 		}
@@ -67,13 +70,30 @@ type localEngine interface {
 	Warm(ctx context.Context, n int) error
 }
 
+// streamSessions is EARSHOT_STREAM_DECODERS, or as many sessions as the
+// cores could carry at 0.1 CPU-second per audio second (measured 0.13-0.2
+// with the isolated engine; 18 on 2 cores). The admission refuses before
+// the pool runs out; decoders start on demand.
+func streamSessions(cfg *Config) int {
+	if cfg.StreamDecoders > 0 {
+		return cfg.StreamDecoders
+	}
+	return realtime.CapacityFor(runtime.NumCPU(), 0.1)
+}
+
+// streamIdle frees a streaming decoder unused for this long: a new session
+// within a minute finds one warm (starting one takes ~0.5 s before
+// SessionBegins), and a burst's memory is handed back within about
+// 75 s.
+const streamIdle = time.Minute
+
 // pocketsphinxEngines returns the batch engine (decoders at once) and the
-// streaming engine (one decoder per live session, EARSHOT_STREAM_DECODERS),
+// streaming engine (one decoder per live session, streamSessions),
 // each in supervised worker processes (one decoder each: a native crash
 // fails only the work that process held), or in this process with
 // EARSHOT_ENGINE_IN_PROCESS.
 func pocketsphinxEngines(cfg *Config, decoders int, log *slog.Logger) (batch, stream localEngine, err error) {
-	streams := max(cfg.StreamDecoders, 1)
+	streams := streamSessions(cfg)
 	if cfg.InProcessEngine {
 		b, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: decoders})
 		if err != nil {
@@ -81,7 +101,7 @@ func pocketsphinxEngines(cfg *Config, decoders int, log *slog.Logger) (batch, st
 		}
 		// Streaming sessions hold a decoder for their whole life, so they
 		// get their own pool and never starve batch jobs (or the reverse).
-		st, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: streams})
+		st, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: streams, IdleTimeout: streamIdle})
 		if err != nil {
 			b.Close()
 			return nil, nil, err
@@ -93,7 +113,7 @@ func pocketsphinxEngines(cfg *Config, decoders int, log *slog.Logger) (batch, st
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := isolate.New(isolate.Config{Engine: "pocketsphinx", EngineConfig: ps, Processes: streams, Logger: log})
+	st, err := isolate.New(isolate.Config{Engine: "pocketsphinx", EngineConfig: ps, Processes: streams, IdleTimeout: streamIdle, Logger: log})
 	if err != nil {
 		b.Close()
 		return nil, nil, err

@@ -20,7 +20,8 @@ type DataDirError struct {
 }
 
 func (e *DataDirError) Error() string {
-	return fmt.Sprintf("data directory %s is in use by another earshot server", e.Dir)
+	return fmt.Sprintf("data directory %s is in use by another earshot process (it holds %s); give each process its own EARSHOT_DATA",
+		e.Dir, filepath.Join(e.Dir, "LOCK"))
 }
 
 // Unwrap returns ErrDataDirInUse.

@@ -27,6 +27,7 @@ import (
 	"crypto/sha256"
 	"crypto/tls"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -39,6 +40,7 @@ import (
 
 	"github.com/earshot-dev/earshot/console"
 	"github.com/earshot-dev/earshot/httpapi"
+	"github.com/earshot-dev/earshot/httpapi/openaiapi"
 	"github.com/earshot-dev/earshot/realtime"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/analysis/llm"
@@ -52,6 +54,9 @@ import (
 // or SIGTERM.
 func Main(args []string) error {
 	cfg, err := ParseConfig(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // the help went to standard output
+	}
 	if err != nil {
 		return err
 	}
@@ -163,7 +168,7 @@ func Run(ctx context.Context, cfg *Config) error {
 	}
 	defer ops.close()
 	batch := ops.pool("batch", decoders, rec)
-	stream := ops.pool("stream", max(cfg.StreamDecoders, 1), streamRec)
+	stream := ops.pool("stream", streamSessions(cfg), streamRec)
 	// NewURLs derives its signing key from what it is given (here the
 	// content key), so URLs signed before a restart, or by another
 	// process, stay valid.
@@ -177,7 +182,7 @@ func Run(ctx context.Context, cfg *Config) error {
 			return fmt.Errorf("EARSHOT_EU_PUBLIC_URL: %w", err)
 		}
 	}
-	engines, err := buildEngines(cfg, batch, dec)
+	engines, err := buildEngines(cfg, batch)
 	if err != nil {
 		return err
 	}
@@ -235,8 +240,16 @@ func Run(ctx context.Context, cfg *Config) error {
 		return err
 	}
 	auth := httpapi.Keys(keys)
+	// Streaming sessions are admitted while the measured load leaves the
+	// cores room to keep them at real time (1013 beyond), never more than
+	// the stream pool holds.
+	adm, err := realtime.NewLoadAdmission(realtime.LoadAdmissionConfig{MaxSessions: streamSessions(cfg)})
+	if err != nil {
+		return err
+	}
 	rt, err := realtime.NewHandler(realtime.Config{
 		Recognizer:            stream,
+		Admission:             adm,
 		Authenticate:          httpapi.AuthFunc(auth),
 		Format:                func(ws []transcribe.Word) []transcribe.Word { return textfmt.Format(ws, nil) },
 		MaxSessionsPerProject: cfg.RealtimeLimit,
@@ -260,12 +273,22 @@ func Run(ctx context.Context, cfg *Config) error {
 	if err != nil {
 		return err
 	}
+	// OpenAI's audio API (POST /v1/audio/transcriptions, GET /v1/models)
+	// on the same engines and keys; nothing it transcribes is kept.
+	oai, err := openaiapi.New(openaiapi.Config{
+		Service: svc, Auth: auth, Engines: engines, MaxUploadBytes: cfg.MaxUpload, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
 
 	// The web console at /console/ (the mux redirects /console there), a
-	// bare / to the console, the API everywhere else.
+	// bare / to the console, OpenAI's audio API under /v1/, the AssemblyAI
+	// API everywhere else.
 	mux := http.NewServeMux()
-	mux.Handle(console.Prefix, console.Handler())
+	mux.Handle(console.Prefix, httpapi.WithRequestID(console.Handler()))
 	mux.Handle("GET /{$}", http.RedirectHandler(console.Prefix, http.StatusFound))
+	mux.Handle("/v1/", httpapi.WithRequestID(oai))
 	mux.Handle("/", api)
 	srv := newHTTPServer(mux, log)
 	servers := []*http.Server{srv}
@@ -331,6 +354,9 @@ func Run(ctx context.Context, cfg *Config) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	// Requests waiting for OpenAI-style transcriptions end first (503,
+	// their transcripts deleted), so they do not hold the shutdown up.
+	_ = oai.Close(sctx)
 	for _, s := range servers {
 		_ = s.Shutdown(sctx)
 	}
@@ -403,7 +429,7 @@ func lockDataDir(dir string) (unlock func(), err error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("data directory %s is in use by another earshot process (it holds %s); give each process its own EARSHOT_DATA", dir, path)
+			return nil, &DataDirError{Dir: dir}
 		}
 		return nil, fmt.Errorf("data directory lock: %w", err)
 	}

@@ -47,14 +47,14 @@ func TestSplitAtPausesEdges(t *testing.T) {
 		want    []Span
 	}{
 		{"empty", nil, 16000, time.Second, nil},
-		{"no limit", ten, 16000, 0, []Span{{0, 10}}},
-		{"negative limit", ten, 16000, -time.Second, []Span{{0, 10}}},
-		{"no rate", ten, 0, time.Second, []Span{{0, 10}}},
-		{"negative rate", ten, -8000, time.Second, []Span{{0, 10}}},
-		{"shorter than limit", ten, 16000, time.Second, []Span{{0, 10}}},
-		{"exactly the limit", make([]int16, 16000), 16000, time.Second, []Span{{0, 16000}}},
-		{"huge limit", ten, 16000, time.Duration(math.MaxInt64), []Span{{0, 10}}},
-		{"limit below a sample", []int16{1, 2, 3}, 16000, time.Nanosecond, []Span{{0, 1}, {1, 2}, {2, 3}}},
+		{"no limit", ten, 16000, 0, []Span{{Start: 0, End: 10}}},
+		{"negative limit", ten, 16000, -time.Second, []Span{{Start: 0, End: 10}}},
+		{"no rate", ten, 0, time.Second, []Span{{Start: 0, End: 10}}},
+		{"negative rate", ten, -8000, time.Second, []Span{{Start: 0, End: 10}}},
+		{"shorter than limit", ten, 16000, time.Second, []Span{{Start: 0, End: 10}}},
+		{"exactly the limit", make([]int16, 16000), 16000, time.Second, []Span{{Start: 0, End: 16000}}},
+		{"huge limit", ten, 16000, time.Duration(math.MaxInt64), []Span{{Start: 0, End: 10}}},
+		{"limit below a sample", []int16{1, 2, 3}, 16000, time.Nanosecond, []Span{{Start: 0, End: 1}, {Start: 1, End: 2}, {Start: 2, End: 3}}},
 	}
 	for _, c := range cases {
 		got := SplitAtPauses(c.samples, c.rate, c.max)
