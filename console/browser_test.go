@@ -424,7 +424,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	const key, fixtureKey = "console-key", "fixture-key"
+	const key, fixtureKey = "console-key-0123456789", "fixture-key"
 	fixture := fixtureServer(t, fixtureKey)
 	s := startServer(t, "EARSHOT_API_KEYS="+key+":console")
 	shots := shotsDir(t)
