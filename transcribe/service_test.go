@@ -257,6 +257,53 @@ func TestUploadErrors(t *testing.T) {
 	}
 }
 
+// stallReader yields head, then waits for release and fails with err: a
+// client whose upload is in flight, then cut off.
+type stallReader struct {
+	head    []byte
+	started chan struct{}
+	release chan struct{}
+	err     error
+}
+
+func (r *stallReader) Read(p []byte) (int, error) {
+	if len(r.head) > 0 {
+		n := copy(p, r.head)
+		r.head = r.head[n:]
+		return n, nil
+	}
+	close(r.started)
+	<-r.release
+	return 0, r.err
+}
+
+// TestUploadRecordedBeforeItsBytes: while an upload's bytes stream in, its
+// record already exists (a process killed now leaves a record the janitor
+// sweeps, never a blob nothing points to); a cut-off upload leaves neither.
+func TestUploadRecordedBeforeItsBytes(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	r := &stallReader{head: make([]byte, 1000), started: make(chan struct{}), release: make(chan struct{}), err: io.ErrUnexpectedEOF}
+	done := make(chan error, 1)
+	go func() { _, err := e.svc.Upload(ctx, "p", r); done <- err }()
+	<-r.started
+	us, err := e.store.ListUploads(ctx, transcribe.UploadQuery{})
+	if err != nil || len(us) != 1 || us[0].ProjectID != "p" || us[0].TranscriptID != "" {
+		t.Fatalf("no record while the bytes stream in: %+v, %v", us, err)
+	}
+	close(r.release)
+	var re *transcribe.ReadError
+	if err := <-done; !errors.As(err, &re) || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("cut-off upload: %v", err)
+	}
+	if us, err := e.store.ListUploads(ctx, transcribe.UploadQuery{}); err != nil || len(us) != 0 {
+		t.Errorf("cut-off upload left records: %+v, %v", us, err)
+	}
+	if e.blobs.Len() != 0 {
+		t.Errorf("cut-off upload left blobs: %v", e.blobs.Keys())
+	}
+}
+
 func TestProjectIsolation(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()

@@ -121,7 +121,7 @@ type Store interface {
 type Upload struct {
 	ID        string
 	ProjectID string
-	Size      int64
+	Size      int64 // bytes; 0 in records Service.Upload writes (it records before the bytes arrive)
 	Created   time.Time
 	// TranscriptID is the transcript that uses the upload, set by
 	// AttachUpload when a transcript is submitted with it; empty while no

@@ -17,13 +17,29 @@ func uploadKey(id string) string { return "uploads/" + id }
 // ErrEmptyUpload for an empty body, a *LimitError (wrapping ErrTooLarge)
 // past MaxUploadBytes, and the reader's own error when the body could not
 // be read (for example io.ErrUnexpectedEOF for a cut-off request).
+//
+// The record is created before the bytes are stored, so that a process
+// killed mid-upload leaves a record, which the janitor removes with
+// whatever part of the blob was written once UploadTTL has passed, and
+// never a blob no record points to. That record's Size is therefore 0
+// (the returned Upload carries the real size): nothing reads it back.
 func (s *Service) Upload(ctx context.Context, projectID string, r io.Reader) (*Upload, error) {
 	id := uuid.NewString()
 	key := uploadKey(id)
+	u := &Upload{ID: id, ProjectID: projectID, Created: s.utcNow()}
+	if err := s.cfg.Uploads.CreateUpload(ctx, u); err != nil {
+		return nil, fmt.Errorf("transcribe: recording upload: %w", err)
+	}
 	lr := &limitedReader{r: r, n: s.cfg.MaxUploadBytes}
 	n, err := s.cfg.Blobs.Put(ctx, key, lr)
+	if err == nil && !lr.over && lr.err == nil && n > 0 {
+		// An upload slower than UploadTTL may have been swept meanwhile.
+		if _, gerr := s.cfg.Uploads.GetUpload(ctx, id); gerr != nil {
+			err = fmt.Errorf("the upload record went away while its bytes were stored: %w", gerr)
+		}
+	}
 	if err != nil || lr.over || lr.err != nil || n == 0 {
-		_ = s.cfg.Blobs.Delete(context.WithoutCancel(ctx), key)
+		s.removeUpload(context.WithoutCancel(ctx), id)
 		switch {
 		case lr.over:
 			return nil, &LimitError{What: "upload", Limit: s.cfg.MaxUploadBytes, Unit: "bytes"}
@@ -35,11 +51,7 @@ func (s *Service) Upload(ctx context.Context, projectID string, r io.Reader) (*U
 			return nil, ErrEmptyUpload
 		}
 	}
-	u := &Upload{ID: id, ProjectID: projectID, Size: n, Created: s.utcNow()}
-	if err := s.cfg.Uploads.CreateUpload(ctx, u); err != nil {
-		_ = s.cfg.Blobs.Delete(context.WithoutCancel(ctx), key)
-		return nil, fmt.Errorf("transcribe: recording upload: %w", err)
-	}
+	u.Size = n
 	s.log.InfoContext(ctx, "upload stored", "upload_id", id, "project", projectID, "bytes", n)
 	return u, nil
 }
