@@ -5,12 +5,17 @@
 #   flite sox pocketsphinx pocketsphinx-testdata   tests only: synthetic speech, audio tools,
 #                                        the reference decoder and real read speech
 #   postgresql                           tests only: the server scripts/services.sh runs
+#   chromium (and nodejs npm when no node is on PATH)
+#                                        tests only: the console's browser tests (playwright-core
+#                                        from npm drives Debian's headless Chromium; Node.js 20+
+#                                        is wanted, Debian 12's own nodejs is 18)
 # Usage: scripts/setup.sh [server|test]   (default: test, which installs everything)
 set -euo pipefail
 mode=${1:-test}
 pkgs=(libpocketsphinx3 pocketsphinx-en-us ffmpeg)
 if [ "$mode" = test ]; then
-  pkgs+=(flite sox pocketsphinx pocketsphinx-testdata postgresql)
+  pkgs+=(flite sox pocketsphinx pocketsphinx-testdata postgresql chromium)
+  command -v node >/dev/null 2>&1 || pkgs+=(nodejs npm)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,6 +1,8 @@
 // Package storage groups Earshot's storage adapters: storage/memory
 // (in-memory, for tests and embedding), storage/sqlite (the embedded
-// default, a SQLite database) and storage/localfs (blobs as files). A
+// default, a SQLite database), storage/localfs (blobs as files), and for
+// several processes sharing work storage/postgres (a PostgreSQL schema)
+// and storage/s3 (blobs in any S3-compatible object store). A
 // database adapter implements the three contracts split by aggregate —
 // transcribe.Store (transcripts and jobs), transcribe.UploadStore (upload
 // ownership) and webhook.Queue (webhook deliveries) — on one type; a blob

@@ -15,6 +15,10 @@
 //     ApplicationName "earshot".
 //   - (*Store).Close closes the pool; later calls return an error wrapping
 //     transcribe.ErrClosed.
+//   - (*Store).Realtime returns a *RealtimeState, the realtime.StateStore
+//     that lets a streaming session resume in another process (its
+//     tables realtime_tokens and realtime_sessions live in the same
+//     schema).
 //   - SchemaVersion is the schema version this build writes;
 //     ErrSchemaTooNew is wrapped when the database was migrated by a newer
 //     build.
@@ -142,7 +146,8 @@
 // TestConformance runs transcribetest.RunStoreTests,
 // transcribetest.RunUploadStoreTests and webhooktest.RunQueueTests against
 // a real PostgreSQL from internal/testservices (scripts/services.sh starts
-// one; without it the tests that need the server skip, except in CI).
+// one; without it the tests that need the server skip, except in CI), and
+// TestRealtimeConformance runs realtimetest's suite against RealtimeState.
 // TestDifferential drives this store and storage/memory with the same
 // random calls and requires the same outcomes. Other tests cover
 // concurrent Opens (one migration), refused and failed migrations, roles
