@@ -378,7 +378,9 @@ func (a *API) get(w http.ResponseWriter, r *http.Request, project string) {
 		a.writeErr(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
 }

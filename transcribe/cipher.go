@@ -52,11 +52,21 @@ func (c *Cipher) Seal(id string, plain []byte) []byte {
 
 // Open decrypts what Seal produced for the same id.
 func (c *Cipher) Open(id string, sealed []byte) ([]byte, error) {
+	return c.open(id, sealed, false)
+}
+
+// open is Open; inPlace decrypts into sealed's own memory (no copy of a
+// large record), for a caller that owns sealed and never reads it again.
+func (c *Cipher) open(id string, sealed []byte, inPlace bool) ([]byte, error) {
 	n := c.aead.NonceSize()
 	if len(sealed) < n {
 		return nil, errors.New("transcribe: sealed data too short")
 	}
-	plain, err := c.aead.Open(nil, sealed[:n], sealed[n:], []byte(id))
+	var dst []byte
+	if inPlace {
+		dst = sealed[n:n]
+	}
+	plain, err := c.aead.Open(dst, sealed[:n], sealed[n:], []byte(id))
 	if err != nil {
 		return nil, fmt.Errorf("transcribe: cannot decrypt record %s (wrong key?): %w", id, err)
 	}

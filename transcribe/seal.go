@@ -97,8 +97,8 @@ func (s *Service) seal(rec *Record, st *state) error {
 
 // open decrypts rec.Data into its private part and public JSON (nil for
 // a version 1 record, whose whole state is in priv as JSON).
-func (s *Service) open(rec *Record) (priv, pub []byte, err error) {
-	b, err := s.cipher.Open(rec.ID, rec.Data)
+func (s *Service) open(rec *Record, inPlace bool) (priv, pub []byte, err error) {
+	b, err := s.cipher.open(rec.ID, rec.Data, inPlace)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,7 +117,7 @@ func (s *Service) open(rec *Record) (priv, pub []byte, err error) {
 // deletion, times, webhook status), which is authoritative: the Store
 // changes some of it (a claim sets processing) without resealing.
 func (s *Service) unseal(rec *Record) (*job, error) {
-	privJSON, pub, err := s.open(rec)
+	privJSON, pub, err := s.open(rec, false)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,9 @@ func (s *Service) GetJSON(ctx context.Context, projectID, id string) ([]byte, er
 	if rec.ProjectID != projectID {
 		return nil, fmt.Errorf("transcript %q: %w", id, ErrNotFound)
 	}
-	_, pub, err := s.open(rec)
+	// rec came from the Store for this call alone (Stores hand out records
+	// they keep no reference to), so it is decrypted where it lies.
+	_, pub, err := s.open(rec, true)
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +177,11 @@ func (s *Service) GetJSON(ctx context.Context, projectID, id string) ([]byte, er
 		if out, ok := splice(pub, rec); ok {
 			return out, nil
 		}
+	}
+	// A version 1 record (or one splice cannot read) is decoded, from a
+	// fresh read: rec.Data was overwritten by the decryption.
+	if rec, err = s.cfg.Store.Get(ctx, id); err != nil {
+		return nil, err
 	}
 	j, err := s.unseal(rec) // a version 1 record
 	if err != nil {
@@ -211,6 +218,9 @@ func splice(pub []byte, rec *Record) ([]byte, bool) {
 	code := "null"
 	if rec.WebhookStatus != 0 && !rec.Deleted {
 		code = strconv.Itoa(rec.WebhookStatus)
+	}
+	if string(pub[sv:se]) == string(rec.Status) && string(pub[hv:he]) == code {
+		return pub, true // unchanged since it was rendered: no copy
 	}
 	out := make([]byte, 0, len(pub)+16)
 	out = append(out, pub[:sv]...)

@@ -20,6 +20,7 @@ func (m *mapStore) Get(ctx context.Context, id string) (*Record, error) {
 		return nil, ErrNotFound
 	}
 	c := *r
+	c.Data, c.Summary = bytes.Clone(r.Data), bytes.Clone(r.Summary) // the caller's, as the contract says
 	return &c, nil
 }
 

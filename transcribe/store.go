@@ -76,7 +76,9 @@ type Lease struct {
 
 // Store persists transcript records and hands out jobs. Methods are safe
 // for concurrent use by several goroutines and, for shared databases,
-// several processes. Contract (checked by transcribetest.RunStoreTests):
+// several processes. Records and slices a Store returns are the caller's:
+// the Store keeps no reference to them (the Service decrypts a record's
+// Data where it lies). Contract (checked by transcribetest.RunStoreTests):
 //
 //   - Create inserts r, assigns r.Seq, and returns an error wrapping
 //     ErrExists when r.ID is taken.

@@ -362,6 +362,20 @@ type scanner interface{ Scan(dest ...any) error }
 
 // scanRecord reads recordCols, or listCols when withData is false.
 func scanRecord(sc scanner, withData bool) (*transcribe.Record, error) {
+	if !withData {
+		return scanRecordInto(sc, nil)
+	}
+	var data []byte
+	r, err := scanRecordInto(sc, &data)
+	if r != nil {
+		r.Data = data
+	}
+	return r, err
+}
+
+// scanRecordInto scans a record, its data column (the last) into data
+// when data is not nil.
+func scanRecordInto(sc scanner, data any) (*transcribe.Record, error) {
 	var (
 		r                            transcribe.Record
 		status                       string
@@ -370,8 +384,8 @@ func scanRecord(sc scanner, withData bool) (*transcribe.Record, error) {
 	)
 	dest := []any{&r.Seq, &r.ID, &r.ProjectID, &status, &deleted, &created, &completed, &r.LeaseOwner, &leaseEnd,
 		&r.Claims, &r.Failures, &r.WebhookStatus, &r.Summary}
-	if withData {
-		dest = append(dest, &r.Data)
+	if data != nil {
+		dest = append(dest, data)
 	}
 	if err := sc.Scan(dest...); err != nil {
 		return nil, err
@@ -422,12 +436,32 @@ func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
 }
 
 // Get implements transcribe.Store.
+//
+// Data, the largest part of a GET (a few hundred KB for an hour of
+// audio), is scanned as sql.RawBytes and kept: modernc's driver hands out
+// every blob as a slice of its own, allocated for that row
+// (conn.columnBlob in v1.60.1) and never reused, so database/sql's copy
+// of it would only double the bytes to allocate and collect.
+// TestGetDataIsOwned checks that the slice survives later reads.
 func (s *Store) Get(ctx context.Context, id string) (*transcribe.Record, error) {
-	r, err := scanRecord(s.db.QueryRowContext(ctx, `SELECT `+recordCols+` FROM transcripts WHERE id = ?`, id), true)
-	if errors.Is(err, sql.ErrNoRows) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+recordCols+` FROM transcripts WHERE id = ?`, id)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: reading transcript %s: %w", id, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("sqlite: reading transcript %s: %w", id, err)
+		}
 		return nil, fmt.Errorf("sqlite: transcript %s: %w", id, transcribe.ErrNotFound)
 	}
+	var data sql.RawBytes
+	r, err := scanRecordInto(rows, &data)
 	if err != nil {
+		return nil, fmt.Errorf("sqlite: reading transcript %s: %w", id, err)
+	}
+	r.Data = data
+	if err := rows.Close(); err != nil {
 		return nil, fmt.Errorf("sqlite: reading transcript %s: %w", id, err)
 	}
 	return r, nil

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -764,5 +765,38 @@ func TestCrashRecovery(t *testing.T) {
 	// Its lease runs out and another worker takes the job over.
 	if j, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "survivor", Now: base.Add(2 * time.Minute), Lease: time.Minute}); err != nil || j.ID != "c00" {
 		t.Errorf("reclaim after the crash: %v %v", j, err)
+	}
+}
+
+// TestGetDataIsOwned: the Data that Get hands out without database/sql's
+// copy (sql.RawBytes) is the caller's: later reads, of the same record and
+// of others, on every pooled connection, leave it as it was.
+func TestGetDataIsOwned(t *testing.T) {
+	s := openTemp(t, Config{Synchronous: "NORMAL"})
+	ctx := t.Context()
+	ids := []string{"a", "b", "c"}
+	want := map[string][]byte{}
+	for i, id := range ids {
+		data := bytes.Repeat([]byte{byte('A' + i)}, 100_000+i)
+		want[id] = data
+		r := &transcribe.Record{ID: id, ProjectID: "p", Status: transcribe.StatusCompleted, Created: time.Unix(int64(i), 0), Data: data, Summary: []byte("s")}
+		if err := s.Create(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var held []*transcribe.Record
+	for range 20 {
+		for _, id := range ids {
+			r, err := s.Get(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held = append(held, r)
+		}
+	}
+	for _, r := range held {
+		if !bytes.Equal(r.Data, want[r.ID]) {
+			t.Fatalf("record %s: the Data of an earlier Get changed under later reads", r.ID)
+		}
 	}
 }
