@@ -78,3 +78,22 @@ func TestStorageSettings(t *testing.T) {
 		t.Fatalf("EU bucket %q prefix %q", c.EUS3Bucket, c.EUS3Prefix)
 	}
 }
+
+// TestAPIKeys: keys shorter than MinKeyLength, and malformed lists, are
+// refused at start with a message naming the variable.
+func TestAPIKeys(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"short-key:p", "a key of 9 characters is too short to be secret; use at least 16"},
+		{"0123456789abcdef:p,tiny:q", "a key of 4 characters is too short"},
+		{"0123456789abcdef", `"0123456789abcdef" is not key:project`},
+		{" , ", "EARSHOT_API_KEYS: no keys"},
+	} {
+		if _, err := parseKeys(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("parseKeys(%q): %v, want an error containing %q", tc.in, err, tc.want)
+		}
+	}
+	keys, err := parseKeys(" 0123456789abcdef : p1 , fedcba9876543210fedc:p2")
+	if err != nil || len(keys) != 2 || keys["0123456789abcdef"] != "p1" || keys["fedcba9876543210fedc"] != "p2" {
+		t.Errorf("parseKeys: %v, %v", keys, err)
+	}
+}
