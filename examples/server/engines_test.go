@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/earshot-dev/earshot/adapters/openai/enginetest"
 	"github.com/earshot-dev/earshot/internal/testaudio"
+	"github.com/earshot-dev/earshot/transcribe/transcribetest"
 )
 
 // TestEnginesBySpeechModel runs the server with two more engines beside
@@ -71,5 +74,83 @@ func TestEnginesBySpeechModel(t *testing.T) {
 	_, err = c.Transcripts.SubmitFromURL(ctx, u, &aai.TranscriptOptionalParams{SpeechModel: "whispercpp", LanguageCode: "de"})
 	if !errors.As(err, &apiErr) || apiErr.Status != 400 || !strings.Contains(apiErr.Message, "en, fr") {
 		t.Errorf("unsupported language: %v", err)
+	}
+}
+
+// TestWordBoostListsKeepTheServer sends the word_boost lists that killed
+// the whole server (issue 11: twenty terms with digits; SIGSEGV in
+// pocketsphinx) to the real server, as batch jobs and as a streaming
+// session: each completes with text, no engine worker crashed, and the
+// process that received them is still the one serving afterwards.
+func TestWordBoostListsKeepTheServer(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS="+keyK+":p")
+	c := client(s, keyK)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	seq := func(prefix string, from, to int) []string {
+		var out []string
+		for i := from; i <= to; i++ {
+			out = append(out, prefix+strconv.Itoa(i))
+		}
+		return out
+	}
+	realistic := []string{"windows 11", "mp4", "k8s", "covid-19", "gpt 4o", "python 3.12", "h264", "web3", "5g", "ipv6",
+		"s3", "ec2", "b2b", "24/7", "x86", "arm64", "utf-8", "mp3", "4k", "1080p"}
+	cases := []struct {
+		terms []string
+		text  string
+	}{
+		{seq("", 1, 20), "one two three four five six seven eight nine ten"},
+		{seq("term", 0, 19), "term zero term one term two term three term four term five"},
+		{realistic, "we moved to windows eleven, m p four and k eight s"},
+	}
+	for _, cs := range cases {
+		wav := testaudio.Speech(t, "slt", cs.text)
+		for _, boost := range []*aai.TranscriptOptionalParams{
+			{WordBoost: cs.terms},
+			{WordBoost: cs.terms, BoostParam: aai.TranscriptBoostParam("high")},
+		} {
+			tr := submitFile(t, ctx, c, wav, boost)
+			if deref(tr.Text) == "" {
+				t.Errorf("word_boost %v: no text", cs.terms[:3])
+			}
+		}
+	}
+	samples, _, err := transcribetest.ReadWAV16(testaudio.Speech(t, "slt", cases[2].text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcm := make([]byte, 2*len(samples))
+	for i, v := range samples {
+		pcm[2*i], pcm[2*i+1] = byte(v), byte(uint16(v)>>8)
+	}
+	var ev rtEvents
+	rt := aai.NewRealTimeClientWithOptions(aai.WithRealTimeBaseURL("ws"+strings.TrimPrefix(s.URL, "http")+"/v2/realtime/ws"),
+		aai.WithRealTimeAPIKey(keyK), aai.WithRealTimeSampleRate(16000), aai.WithRealTimeWordBoost(realistic),
+		aai.WithRealTimeTranscriber(ev.transcriber()))
+	if err := rt.Connect(ctx); err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	sendRealTime(t, ctx, rt, pcm)
+	if err := rt.ForceEndUtterance(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Disconnect(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if ev.text() == "" {
+		t.Error("the boosted streaming session gave no final transcript")
+	}
+	select {
+	case <-s.exited:
+		t.Fatalf("the server exited:\n%s", s.logs())
+	default:
+	}
+	if _, err := c.Transcripts.List(ctx, aai.ListTranscriptParams{}); err != nil {
+		t.Fatalf("the server no longer answers: %v", err)
+	}
+	if m := regexp.MustCompile(`engine_crashes=[1-9]|restarting a speech engine worker|signal`).FindString(s.logs()); m != "" {
+		t.Errorf("a speech engine worker crashed (%q in the log):\n%s", m, s.logs())
 	}
 }

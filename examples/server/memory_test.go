@@ -374,9 +374,9 @@ func soxStat(t *testing.T, out []byte, label string) float64 {
 // it does for pocketsphinx (without it, an engine that takes FLAC gets the
 // file as it is: the "file" rows). The last row is the same job as a WAV
 // file (1.15 GB for ten hours): it is over the adapter's 25 MiB request
-// limit, and the adapter then decodes the whole file in memory
-// (adapters/openai RecognizeFile -> decodeAndRecognize), so that row
-// misses the target until that is fixed. EARSHOT_MAX_DURATION is raised
+// limit, so the adapter answers transcribe.ErrFileNotTaken and the
+// Service spools and recognizes it in pieces (the adapter used to decode
+// the whole file in memory: +3,160 MB). EARSHOT_MAX_DURATION is raised
 // to 81h so that 10 hours of 8 channels (80 hours to transcribe) are
 // decoded, not refused.
 func BenchmarkPeakRSS(b *testing.B) {

@@ -28,6 +28,7 @@ func BenchmarkDecode(b *testing.B) {
 		{"wav-44k-stereo", stereo, pureGo},
 		{"mp3-16k", testaudio.Convert(b, clip, "mp3", "-c:a", "libmp3lame", "-b:a", "64k"), pureGo},
 		{"mp3-44k-stereo", testaudio.Convert(b, stereo, "mp3", "-c:a", "libmp3lame", "-b:a", "128k"), pureGo},
+		{"ffmpeg-mp3-44k-stereo", testaudio.Convert(b, stereo, "mp3", "-c:a", "libmp3lame", "-b:a", "128k"), &Decoder{}},
 		{"flac-16k", testaudio.Convert(b, clip, "flac"), pureGo},
 		{"flac-44k-stereo", testaudio.Convert(b, stereo, "flac"), pureGo},
 		{"vorbis-16k", testaudio.Convert(b, clip, "ogg", "-c:a", "libvorbis"), pureGo},

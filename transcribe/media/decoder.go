@@ -34,6 +34,11 @@ type Config struct {
 	// DisableFFmpeg never runs ffmpeg: only the pure-Go formats decode.
 	// Default false.
 	DisableFFmpeg bool
+	// PureGoMP3 decodes MP3 with go-mp3 even when ffmpeg is installed.
+	// Default false: MP3 goes to ffmpeg when it is there (go-mp3 costs
+	// about 30 times ffmpeg's CPU on the same file), and to go-mp3 when it
+	// is not or when ffmpeg fails on the file.
+	PureGoMP3 bool
 	// DisableFallback stops retrying with ffmpeg when a pure-Go decoder
 	// rejects a file (an MPEG 2.5 MP3, an ADPCM WAV, corrupt frames that
 	// ffmpeg skips). Default false: fall back.
@@ -201,6 +206,16 @@ func (d *Decoder) decodeTo(ctx context.Context, path string, sampleRate int, kee
 	if format == FormatUnknown {
 		if what := describeNonMedia(head); what != "" && tagged == 0 {
 			return mediaErr("unsupported format: the file is %s, not audio or video", what)
+		}
+	}
+	if format == FormatMP3 && !d.cfg.PureGoMP3 {
+		if _, err := d.ffmpegPath(); err == nil {
+			ferr := d.decodeFFmpeg(ctx, path, sampleRate, keepChannels, sink)
+			if ferr == nil || ctx.Err() != nil {
+				return ferr
+			}
+			// go-mp3 tries next; its Start tells the sink to drop what
+			// ffmpeg gave it, and its reason is the one reported.
 		}
 	}
 	if format.PureGo() {
