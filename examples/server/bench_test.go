@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -133,7 +134,34 @@ func BenchmarkTwoJobsTwoWorkers(b *testing.B) {
 // longRecording is about minutes of read speech: the librivox clips with
 // half a second of silence after each, repeated.
 func longRecording(b *testing.B, minutes float64) string {
+	path, _ := longRecordingRef(b, minutes)
+	return path
+}
+
+// longRecordingRef is longRecording with its reference transcript, from
+// the clips' transcription file (lowercase words; nil when the file is
+// missing).
+func longRecordingRef(b *testing.B, minutes float64) (string, []transcribe.Word) {
 	clips := testaudio.Librivox(b)
+	refs := map[string][]string{}
+	if t, err := os.ReadFile(filepath.Join(testaudio.LibrivoxDir, "transcription")); err == nil {
+		for _, line := range strings.Split(string(t), "\n") {
+			if i := strings.LastIndex(line, "("); i > 0 {
+				refs[strings.TrimSuffix(strings.TrimSpace(line[i+1:]), ")")] = strings.Fields(strings.ToLower(line[:i]))
+			}
+		}
+	}
+	var cycleRef []transcribe.Word
+	for _, c := range clips {
+		words, ok := refs[strings.TrimSuffix(filepath.Base(c), ".wav")]
+		if !ok {
+			cycleRef = nil
+			break
+		}
+		for _, w := range words {
+			cycleRef = append(cycleRef, transcribe.Word{Text: w})
+		}
+	}
 	var inputs []string
 	half := testaudio.SoxEffects(b, "wav", []string{"-n", "-r", "16000", "-c", "1", "-b", "16"}, "trim", "0", "0.5")
 	for _, c := range clips {
@@ -146,7 +174,14 @@ func longRecording(b *testing.B, minutes float64) string {
 	}
 	secs := float64(len(pcm.Channels[0])) / 16000
 	repeats := max(int(minutes*60/secs+0.5), 1)
-	return testaudio.SoxEffects(b, "wav", []string{cycle}, "repeat", fmt.Sprint(repeats-1))
+	var ref []transcribe.Word
+	for range repeats {
+		ref = append(ref, cycleRef...)
+	}
+	if cycleRef == nil {
+		ref = nil
+	}
+	return testaudio.SoxEffects(b, "wav", []string{cycle}, "repeat", fmt.Sprint(repeats-1)), ref
 }
 
 func mustDecoder(b *testing.B) *media.Decoder {
@@ -204,7 +239,7 @@ func benchMinutes(b *testing.B) float64 {
 // one decoder), alternately, and reports the median time ratio and the
 // word difference between the two transcripts.
 func serviceVsRaw(b *testing.B, minutes float64) {
-	clip := longRecording(b, minutes)
+	clip, ref := longRecordingRef(b, minutes)
 	cores := runtime.NumCPU()
 	rec, err := pocketsphinx.New(pocketsphinx.Config{Decoders: cores})
 	if err != nil {
@@ -245,6 +280,13 @@ func serviceVsRaw(b *testing.B, minutes float64) {
 			pieces := recognizePieces(b, rec, pcm.Channels[0], cores)
 			cuts = append(cuts, 100*wordDiff(raw.Words, pieces))
 			b.Logf("the engine on the pieces: %d words, %.2f%% different from the whole", len(pieces), cuts[len(cuts)-1])
+			if ref != nil {
+				// Which is closer to what was read: word error rates
+				// against the clips' reference transcripts.
+				b.Logf("word error rate against the reference (%d words): whole %.2f%%, pieces %.2f%%, transcript %.2f%% (formatted)",
+					len(ref), 100*wordDiff(ref, raw.Words), 100*wordDiff(ref, pieces), 100*wordDiff(ref, tr.Words))
+				b.ReportMetric(100*(wordDiff(ref, pieces)-wordDiff(ref, raw.Words)), "pieces-minus-whole-WER-points")
+			}
 		}
 	}
 	b.ReportMetric(median(ratios), "service/raw")
@@ -303,7 +345,8 @@ func BenchmarkOneMinute(b *testing.B) { serviceVsRaw(b, 1) }
 
 // BenchmarkFourJobsAtOnce compares four one-minute jobs submitted at once
 // to four workers with the same four run one after another on one worker.
-// Metric: throughput ratio (target at least 1.8 on two cores).
+// Metric: throughput ratio (target at least 1.8 on two cores); also with
+// the server's default of one worker per core (speedup-default-workers).
 func BenchmarkFourJobsAtOnce(b *testing.B) {
 	clip := longRecording(b, 1)
 	rec, err := pocketsphinx.New(pocketsphinx.Config{Decoders: 4})
@@ -314,6 +357,7 @@ func BenchmarkFourJobsAtOnce(b *testing.B) {
 	rec.Warm(context.Background(), 4)
 	seq, doneSeq := benchService(b, rec, 1)
 	par, donePar := benchService(b, rec, 4)
+	def, doneDef := benchService(b, rec, runtime.NumCPU()) // the server's default
 	run := func(svc *transcribe.Service, done chan string) time.Duration {
 		t0 := time.Now()
 		for j := 0; j < 4; j++ {
@@ -324,12 +368,15 @@ func BenchmarkFourJobsAtOnce(b *testing.B) {
 		}
 		return time.Since(t0)
 	}
-	var ratios []float64
+	var ratios, defRatios []float64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t1 := run(seq, doneSeq)
 		t4 := run(par, donePar)
+		tDef := run(def, doneDef)
 		ratios = append(ratios, t1.Seconds()/t4.Seconds())
+		defRatios = append(defRatios, t1.Seconds()/tDef.Seconds())
 	}
 	b.ReportMetric(median(ratios), "speedup")
+	b.ReportMetric(median(defRatios), "speedup-default-workers")
 }
