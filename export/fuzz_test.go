@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"regexp"
 	"strconv"
 	"strings"
@@ -109,13 +110,29 @@ func parseVTT(out []byte) ([]parsedCue, error) {
 		if m == nil || len(lines) < 2 {
 			return nil, fmt.Errorf("cue %d: %q", i+1, block)
 		}
+		for _, l := range lines[1:] {
+			// Players read a raw < as the start of a tag.
+			if strings.Contains(l, "<") {
+				return nil, fmt.Errorf("cue %d: raw < in cue text %q", i+1, l)
+			}
+		}
 		cues = append(cues, parsedCue{
 			start: atoi(m[1])*3_600_000 + atoi(m[2])*60_000 + atoi(m[3])*1000 + atoi(m[4]),
 			end:   atoi(m[5])*3_600_000 + atoi(m[6])*60_000 + atoi(m[7])*1000 + atoi(m[8]),
-			lines: lines[1:],
+			lines: unescapeAll(lines[1:]),
 		})
 	}
 	return cues, nil
+}
+
+// unescapeAll decodes the character references of VTT cue text (&amp;,
+// &lt;, ...; WebVTT's are HTML's) with the standard library's decoder.
+func unescapeAll(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = html.UnescapeString(l)
+	}
+	return out
 }
 
 func FuzzCaptions(f *testing.F) {
@@ -128,6 +145,7 @@ func FuzzCaptions(f *testing.F) {
 	f.Add("tab\tinside\ta\tvery\tlong\tword e\u0301\u0301\u0301 \U0001F469\u200D\U0001F4BB\U0001F469\u200D\U0001F4BB", []byte{9, 250}, 2)
 	f.Add("an-extremely-long-hyphenated-compound-that-runs-past-forty-characters here", []byte{100, 3}, 0)
 	f.Add("", []byte{}, 5)
+	f.Add("Q&A <Acme> &amp; a<b", []byte{7, 70}, 12)
 	f.Fuzz(func(t *testing.T, text string, shape []byte, limit int) {
 		if !utf8.ValidString(text) {
 			return
