@@ -19,6 +19,7 @@ import (
 
 	"github.com/earshot-dev/earshot/export"
 	"github.com/earshot-dev/earshot/httpapi/openapi"
+	"github.com/earshot-dev/earshot/internal/httpguard"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -107,7 +108,7 @@ type API struct {
 
 	limMu    sync.Mutex
 	limiters map[string]*rate.Limiter
-	authFail *addrLimiter
+	authFail *httpguard.AddrLimiter
 }
 
 // New returns the API handler.
@@ -132,7 +133,7 @@ func New(cfg Config) (*API, error) {
 	}
 	a := &API{cfg: cfg, svc: cfg.Service, urls: cfg.URLs, mux: http.NewServeMux(), log: logger(cfg.Logger), limiters: map[string]*rate.Limiter{}}
 	if cfg.AuthFailureRate > 0 {
-		a.authFail = newAddrLimiter(cfg.AuthFailureRate, int(max(10*cfg.AuthFailureRate, 1)))
+		a.authFail = httpguard.NewAddrLimiter(cfg.AuthFailureRate, int(max(10*cfg.AuthFailureRate, 1)))
 	}
 	a.routes()
 	return a, nil

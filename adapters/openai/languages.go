@@ -71,3 +71,16 @@ func LanguageCode(s string) string {
 	}
 	return ""
 }
+
+// LanguageName returns the whisper name of a language code ("en" and
+// "en_us" give "english"), as OpenAI's verbose_json reports it; a code
+// whisper does not know is returned as it is, and "" stays "".
+func LanguageName(code string) string {
+	base, _, _ := strings.Cut(strings.ToLower(code), "_")
+	for _, l := range whisperLanguages {
+		if l[0] == base {
+			return l[1]
+		}
+	}
+	return code
+}

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/earshot-dev/earshot/httpapi"
+	"github.com/earshot-dev/earshot/internal/httpguard"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -42,7 +43,7 @@ type Handler struct {
 	engines map[string]*transcribe.Engine // every accepted model name
 	listed  string                        // the listed model names, for errors
 
-	authFail *addrLimiter
+	authFail *httpguard.AddrLimiter
 
 	mu      sync.Mutex // guards closed and wg.Add against Close
 	closed  bool
@@ -59,7 +60,7 @@ func New(cfg Config) (*Handler, error) {
 	h := &Handler{cfg: cfg, svc: cfg.Service, log: cfg.Logger, mux: http.NewServeMux(),
 		engines: map[string]*transcribe.Engine{}, closing: make(chan struct{})}
 	if cfg.AuthFailureRate > 0 {
-		h.authFail = newAddrLimiter(cfg.AuthFailureRate, int(max(10*cfg.AuthFailureRate, 1)))
+		h.authFail = httpguard.NewAddrLimiter(cfg.AuthFailureRate, int(max(10*cfg.AuthFailureRate, 1)))
 	}
 	byName := map[string]*transcribe.Engine{}
 	for i := range cfg.Engines {
@@ -209,8 +210,8 @@ func (h *Handler) method(method string, fn handlerFunc) http.HandlerFunc {
 // here with 401 (or 429 when the client address has failed too often)
 // and Connection: close, before a byte of the body is read.
 func (h *Handler) authenticated(w http.ResponseWriter, r *http.Request) (string, bool) {
-	addr := clientAddr(r)
-	if h.authFail != nil && h.authFail.blocked(addr) {
+	addr := httpguard.ClientAddr(r)
+	if h.authFail != nil && h.authFail.Blocked(addr) {
 		w.Header().Set("Connection", "close")
 		w.Header().Set("Retry-After", "1")
 		writeError(w, &Error{Status: http.StatusTooManyRequests, Type: TypeRateLimit, Code: "rate_limit_exceeded",
@@ -222,7 +223,7 @@ func (h *Handler) authenticated(w http.ResponseWriter, r *http.Request) (string,
 		return project, true
 	}
 	if h.authFail != nil {
-		h.authFail.fail(addr)
+		h.authFail.Fail(addr)
 	}
 	w.Header().Set("Connection", "close")
 	key := strings.TrimSpace(r.Header.Get("Authorization"))
