@@ -123,6 +123,17 @@ func TestParseBoost(t *testing.T) {
 	if got := spell("aws"); got != "EY D AH B AH L Y UW EH S" {
 		t.Errorf("spell(aws) = %q", got)
 	}
+	// An acronym too long to spell within maxPronPhones (31 letters, 61
+	// phones; found by FuzzBoostTerms) falls back to the spelling rules.
+	long := "ABBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"
+	for _, pr := range termPronunciations(strings.ToLower(long), true, func(string) string { return "" }) {
+		if n := len(strings.Fields(pr)); n > maxPronPhones {
+			t.Errorf("%s: %d phones", long, n)
+		}
+	}
+	if got := termPronunciations("aws", true, func(string) string { return "" }); !slices.Equal(got, []string{"EY D AH B AH L Y UW EH S"}) {
+		t.Errorf("acronym aws = %q", got)
+	}
 	if p, err := parseBoost(nil, "high"); p != nil || err != nil {
 		t.Errorf("no terms: %v %v", p, err)
 	}

@@ -129,12 +129,19 @@ func (d *decoder) pronounce(w string) string {
 // pronounceTerm returns the pronunciations to add for w, spelling words
 // given as acronyms.
 func (d *decoder) pronounceTerm(w string, acronym bool) []string {
+	return termPronunciations(w, acronym, d.lookupAny)
+}
+
+// termPronunciations returns the pronunciations to add for a boost word:
+// the letter names when it was given as an acronym and is short enough to
+// spell within maxPronPhones, else pronunciations(w, lookup).
+func termPronunciations(w string, acronym bool, lookup func(string) string) []string {
 	if acronym {
-		if p := spell(w); p != "" {
+		if p := spell(w); p != "" && len(strings.Fields(p)) <= maxPronPhones {
 			return []string{p}
 		}
 	}
-	return pronunciations(w, d.lookupAny)
+	return pronunciations(w, lookup)
 }
 
 // spell returns the letter names of an all-letter word, or "".
