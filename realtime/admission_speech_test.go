@@ -73,7 +73,9 @@ type streamer struct {
 	began time.Time
 }
 
-// streamUntil streams pcm over c, a session that has begun.
+// streamUntil streams pcm over c, a session that has begun, at real-time
+// speed in 100 ms chunks until pcm ends or stop is closed (nil: never),
+// then terminates the session and records what came back and when.
 func streamUntil(ctx context.Context, c *websocket.Conn, pcm []byte, stop <-chan struct{}) clipRun {
 	var r clipRun
 	defer c.CloseNow()

@@ -2,7 +2,6 @@ package realtime
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -89,59 +88,12 @@ func streamClip(ctx context.Context, url string, pcm []byte) clipRun {
 		r.err = err
 		return r
 	}
-	defer c.CloseNow()
 	if _, _, err := c.Read(ctx); err != nil { // SessionBegins
+		c.CloseNow()
 		r.err = err
 		return r
 	}
-	var mu sync.Mutex
-	termAt := make(chan time.Time, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			_, b, err := c.Read(ctx)
-			if err != nil {
-				return
-			}
-			var rm recvMsg
-			rm.at = time.Now()
-			var head struct {
-				MessageType string `json:"message_type"`
-			}
-			_ = json.Unmarshal(b, &head)
-			rm.typ = head.MessageType
-			_ = json.Unmarshal(b, &rm.m)
-			mu.Lock()
-			r.msgs = append(r.msgs, rm)
-			mu.Unlock()
-			if rm.typ == "SessionTerminated" {
-				termAt <- rm.at
-			}
-		}
-	}()
-	start := time.Now()
-	for i, ch := range chunks(pcm, 100, 16000) {
-		time.Sleep(time.Until(start.Add(time.Duration(i) * 100 * time.Millisecond)))
-		r.sent = append(r.sent, time.Now())
-		if err := c.Write(ctx, websocket.MessageBinary, ch); err != nil {
-			r.err = err
-			return r
-		}
-	}
-	t := time.Now()
-	if err := c.Write(ctx, websocket.MessageText, []byte(`{"terminate_session":true}`)); err != nil {
-		r.err = err
-		return r
-	}
-	select {
-	case at := <-termAt:
-		r.terminated = at.Sub(t)
-	case <-ctx.Done():
-		r.err = ctx.Err()
-	}
-	<-done
-	return r
+	return streamUntil(ctx, c, pcm, nil)
 }
 
 func normWord(s string) string {
