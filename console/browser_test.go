@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot-dev/earshot/internal/nodetest"
 	"github.com/earshot-dev/earshot/internal/testaudio"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
 )
@@ -43,44 +44,18 @@ var (
 
 const chromiumPath = "/usr/bin/chromium"
 
-// browserDir returns browsertest with node_modules installed: npm ci from
-// the committed package-lock.json when missing (a fresh clone).
+// browserDir returns browsertest with node_modules installed (npm ci from
+// the committed package-lock.json when missing: a fresh clone), after
+// checking that Debian's chromium is there when needChromium.
 func browserDir(t *testing.T, needChromium bool) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node is not installed; the console's browser tests need Node.js 20+ and npm")
-	}
 	if needChromium {
 		if _, err := os.Stat(chromiumPath); err != nil {
 			t.Fatalf("%s is missing: install Debian's chromium (apt-get install -y chromium; scripts/setup.sh does it)", chromiumPath)
 		}
 	}
-	dir, err := filepath.Abs("browsertest")
-	if err != nil {
-		t.Fatal(err)
-	}
-	npmOnce.Do(func() {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", "playwright-core", "package.json")); err == nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			npmErr = fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out)
-		}
-	})
-	if npmErr != nil {
-		t.Fatal(npmErr)
-	}
-	return dir
+	return nodetest.Dir(t, "browsertest", "playwright-core")
 }
-
-var (
-	npmOnce sync.Once
-	npmErr  error
-)
 
 func shotsDir(t *testing.T) string {
 	t.Helper()

@@ -9,41 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/earshot-dev/earshot/internal/nodetest"
 )
-
-var npmOnce sync.Once
-
-// jsSDKDir returns realtime/jstest with node_modules installed (npm ci
-// from the committed package-lock.json when missing).
-func jsSDKDir(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node is not installed; the JS SDK test needs Node.js 20 and npm")
-	}
-	dir, err := filepath.Abs("jstest")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var npmErr error
-	npmOnce.Do(func() {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", "assemblyai", "package.json")); err == nil {
-			return
-		}
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		if b, err := cmd.CombinedOutput(); err != nil {
-			npmErr = err
-			t.Logf("npm ci: %s", b)
-		}
-	})
-	if npmErr != nil {
-		t.Fatalf("npm ci in %s: %v", dir, npmErr)
-	}
-	return dir
-}
 
 type jsResult struct {
 	Token          bool   `json:"token"`
@@ -76,7 +46,7 @@ type jsResult struct {
 // TestJSSDKRealtime runs the official JS SDK 4.41.5 real-time client
 // over wss (wire-format.md section 7, JS items 8 to 10).
 func TestJSSDKRealtime(t *testing.T) {
-	dir := jsSDKDir(t)
+	dir := nodetest.Dir(t, "jstest", "assemblyai")
 	const text = "we need more money for the new school"
 	pcmPath := filepath.Join(t.TempDir(), "speech.pcm")
 	if err := os.WriteFile(pcmPath, speechClip(t, "slt", text), 0o644); err != nil {

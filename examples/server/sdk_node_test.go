@@ -7,40 +7,16 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/earshot-dev/earshot/internal/nodetest"
 	"github.com/earshot-dev/earshot/internal/testaudio"
 )
 
 // The file is not named sdk_js_test.go: a _js suffix is a GOOS=js build
 // constraint, and the go tool would silently ignore it.
-
-// restJSDir returns jstest with node_modules installed: npm ci from the
-// committed package-lock.json when missing (a fresh clone).
-func restJSDir(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node is not installed; the JS SDK test needs Node.js 20 and npm")
-	}
-	dir, err := filepath.Abs("jstest")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "assemblyai", "package.json")); err == nil {
-		return dir
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-	}
-	return dir
-}
 
 // restJSReport is what jstest/rest.cjs prints.
 type restJSReport struct {
@@ -79,7 +55,7 @@ type restJSReport struct {
 // rejected promises); this side checks the exit status, the report, and
 // what only the server knows.
 func TestJSSDKREST(t *testing.T) {
-	dir := restJSDir(t)
+	dir := nodetest.Dir(t, "jstest", "assemblyai")
 	wav := testaudio.Speech(t, "slt", "hello from new york this is a test of the transcription service")
 	piiWav := testaudio.Speech(t, "slt", "hi my name is sarah johnson and my number is five five five one two three four")
 	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS="+keyJS+":jsproject")

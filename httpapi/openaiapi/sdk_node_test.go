@@ -12,34 +12,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/earshot-dev/earshot/internal/nodetest"
 )
 
 // The file is not named sdk_js_test.go: a _js suffix is a GOOS=js build
 // constraint, and the go tool would silently ignore it.
-
-// jsDir returns jstest with node_modules installed: npm ci from the
-// committed package-lock.json when missing (a fresh clone).
-func jsDir(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node is not installed; the OpenAI SDK test needs Node.js 20 and npm")
-	}
-	dir, err := filepath.Abs("jstest")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "openai", "package.json")); err == nil {
-		return dir
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-	}
-	return dir
-}
 
 // sdkFormat is one format's result in jstest/sdk.cjs's report.
 type sdkFormat struct {
@@ -81,7 +59,7 @@ type sdkReport struct {
 // checks that need the SDK's own objects; this side checks the words.
 func TestOpenAINodeSDK(t *testing.T) {
 	t.Parallel()
-	dir := jsDir(t)
+	dir := nodetest.Dir(t, "jstest", "openai")
 	f := newFixture(t, fixtureOptions{})
 	wavPath := filepath.Join(t.TempDir(), "sentence.wav")
 	if err := os.WriteFile(wavPath, sentence(t), 0o600); err != nil {
