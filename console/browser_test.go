@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot-dev/earshot/internal/buildtest"
 	"github.com/earshot-dev/earshot/internal/nodetest"
 	"github.com/earshot-dev/earshot/internal/testaudio"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
@@ -116,33 +117,6 @@ func runNode(t *testing.T, dir, scenario string, timeout time.Duration, env []st
 
 // The reference server, built from ../examples/server and run on loopback.
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-func serverBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "earshot-console-bin-*")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "earshot-server")
-		cmd := exec.Command("go", "build", "-o", binPath, "github.com/earshot-dev/earshot/examples/server")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
-
 type serverProc struct {
 	URL    string
 	cmd    *exec.Cmd
@@ -166,7 +140,7 @@ func startServer(t *testing.T, env ...string) *serverProc {
 	addr := l.Addr().String()
 	l.Close()
 	s := &serverProc{URL: "http://" + addr, exited: make(chan struct{})}
-	s.cmd = exec.Command(serverBinary(t))
+	s.cmd = exec.Command(buildtest.Binary(t, "github.com/earshot-dev/earshot/examples/server"))
 	s.cmd.Env = append(os.Environ(), append([]string{"EARSHOT_ADDR=" + addr, "EARSHOT_DATA=" + t.TempDir()}, env...)...)
 	pr, pw := io.Pipe()
 	s.cmd.Stdout, s.cmd.Stderr = pw, pw

@@ -15,7 +15,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -29,38 +28,6 @@ import (
 // Helpers for tests and benchmarks that run several server processes on
 // one PostgreSQL and one S3 bucket (internal/testservices), behind a
 // small load balancer, as a cluster would run.
-
-var (
-	clusterBuildOnce sync.Once
-	clusterBin       string
-	clusterBuildErr  error
-)
-
-// clusterBinary builds the server once per test binary: the tests'
-// build (serverBinary) for tests, one of its own for benchmarks.
-func clusterBinary(tb testing.TB) string {
-	tb.Helper()
-	if t, ok := tb.(*testing.T); ok {
-		return serverBinary(t)
-	}
-	clusterBuildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "earshot-cluster-bin-*")
-		if err != nil {
-			clusterBuildErr = err
-			return
-		}
-		clusterBin = filepath.Join(dir, "earshot-server")
-		cmd := exec.Command("go", "build", "-o", clusterBin, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			clusterBuildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if clusterBuildErr != nil {
-		tb.Fatal(clusterBuildErr)
-	}
-	return clusterBin
-}
 
 // clusterEnv is the environment every process of one cluster shares: one
 // database and bucket, one content key, one key set, one public URL (the
@@ -111,7 +78,7 @@ type node struct {
 func startNode(tb testing.TB, c *clusterEnv, name, data, addr string, extra ...string) *node {
 	tb.Helper()
 	n := &node{tb: tb, name: name, Addr: addr, Data: data, exited: make(chan struct{})}
-	n.cmd = exec.Command(clusterBinary(tb))
+	n.cmd = exec.Command(serverBinary(tb))
 	n.cmd.Env = append(append(append(os.Environ(), c.env...), "EARSHOT_ADDR="+addr, "EARSHOT_DATA="+data), extra...)
 	pr, pw := io.Pipe()
 	n.cmd.Stdout, n.cmd.Stderr = pw, pw

@@ -509,22 +509,6 @@ type benchServer struct {
 
 func startBenchServer(tb testing.TB, data string, env ...string) *benchServer {
 	tb.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "earshot-bin-*")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "earshot-server")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		tb.Fatal(buildErr)
-	}
 	addr := freeAddrTB(tb)
 	s := &benchServer{tb: tb, url: "http://" + addr, log: filepath.Join(tb.TempDir(), "server.log"), done: make(chan struct{})}
 	out, err := os.Create(s.log)
@@ -532,7 +516,7 @@ func startBenchServer(tb testing.TB, data string, env ...string) *benchServer {
 		tb.Fatal(err)
 	}
 	defer out.Close()
-	s.cmd = exec.Command(binPath)
+	s.cmd = exec.Command(serverBinary(tb))
 	s.cmd.Env = append(append(os.Environ(), "EARSHOT_ADDR="+addr, "EARSHOT_DATA="+data, "EARSHOT_ALLOW_PRIVATE_URLS=true"), env...)
 	s.cmd.Stdout, s.cmd.Stderr = out, out
 	if err := s.cmd.Start(); err != nil {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -20,6 +19,7 @@ import (
 
 	aai "github.com/AssemblyAI/assemblyai-go-sdk"
 
+	"github.com/earshot-dev/earshot/internal/buildtest"
 	"github.com/earshot-dev/earshot/internal/testaudio"
 )
 
@@ -35,31 +35,10 @@ const (
 	keyJS = "test-key-js-0123456789"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-func serverBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "earshot-bin-*")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "earshot-server")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+// serverBinary is the reference server built once per test binary.
+func serverBinary(tb testing.TB) string {
+	tb.Helper()
+	return buildtest.Binary(tb, ".")
 }
 
 type server struct {

@@ -1,0 +1,71 @@
+// Package buildtest builds a Go program once per test binary for tests
+// that run it as a separate process (the reference server driven over
+// loopback by the SDKs, the browser and the cluster tests).
+//
+// Binary(tb, pkg) runs `go build` with CGO_ENABLED=0 (the build the
+// project ships) on pkg — a package path, or "." for the test's own
+// package — into a fresh temporary directory, and returns the
+// executable's path. Tests and benchmarks asking for the same pkg at once
+// share one build; a failed build fails each of them with the compiler's
+// output.
+package buildtest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+var (
+	mu     sync.Mutex
+	builds = map[string]*build{}
+)
+
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Binary returns the path of pkg built with CGO_ENABLED=0.
+func Binary(tb testing.TB, pkg string) string {
+	tb.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	key := wd + "\x00" + pkg
+	mu.Lock()
+	b := builds[key]
+	if b == nil {
+		b = &build{}
+		builds[key] = b
+	}
+	mu.Unlock()
+	b.once.Do(func() { b.path, b.err = goBuild(pkg) })
+	if b.err != nil {
+		tb.Fatal(b.err)
+	}
+	return b.path
+}
+
+func goBuild(pkg string) (string, error) {
+	dir, err := os.MkdirTemp("", "earshot-bin-*")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, filepath.Base(filepath.Clean(pkg)))
+	if pkg == "." {
+		path = filepath.Join(dir, "program")
+	}
+	cmd := exec.Command("go", "build", "-o", path, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return path, nil
+}
