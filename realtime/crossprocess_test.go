@@ -3,19 +3,18 @@ package realtime
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	aai "github.com/AssemblyAI/assemblyai-go-sdk"
 	"github.com/coder/websocket"
+
+	"github.com/earshot-dev/earshot/internal/proxytest"
 )
 
 // Two Handlers on one StateStore are two processes of one region: these
@@ -244,14 +243,14 @@ func TestGoSDKResumeAcrossProcesses(t *testing.T) {
 	}
 	hA, tsA := serve("A")
 	hB, tsB := serve("B")
-	proxyA := newProxy(t, tsA.Listener.Addr().String())
+	proxyA := proxytest.New(t, tsA.Listener.Addr().String())
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	tok, err := aai.NewClientWithOptions(aai.WithAPIKey("key-a"), aai.WithBaseURL(tsA.URL)).RealTime.CreateTemporaryToken(ctx, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wsA := "ws://" + proxyA.addr + "/v2/realtime/ws"
+	wsA := "ws://" + proxyA.Addr() + "/v2/realtime/ws"
 	wsB := "ws" + strings.TrimPrefix(tsB.URL, "http") + "/v2/realtime/ws"
 
 	ev1 := &sdkEvents{}
@@ -269,7 +268,7 @@ func TestGoSDKResumeAcrossProcesses(t *testing.T) {
 	}
 	waitFor(t, func() bool { ev1.mu.Lock(); defer ev1.mu.Unlock(); return len(ev1.finals) > 0 })
 	// A's connections break (its network, its load balancer).
-	proxyA.breakAll()
+	proxyA.BreakAll()
 	waitFor(t, func() bool {
 		hA.mu.Lock()
 		defer hA.mu.Unlock()
@@ -325,49 +324,4 @@ func TestGoSDKResumeAcrossProcesses(t *testing.T) {
 	if ev2.terminated != 1 || hB.Session(id).State() != StateTerminated {
 		t.Errorf("terminated %d, state %s", ev2.terminated, hB.Session(id).State())
 	}
-}
-
-// proxy forwards TCP connections to a server until breakAll cuts them,
-// as a network failure between a client and one process would.
-type proxy struct {
-	addr  string
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{addr: ln.Addr().String()}
-	t.Cleanup(func() { ln.Close(); p.breakAll() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, s)
-			p.mu.Unlock()
-			go func() { io.Copy(s, c); s.Close() }()
-			go func() { io.Copy(c, s); c.Close() }()
-		}
-	}()
-	return p
-}
-
-func (p *proxy) breakAll() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -16,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/earshot-dev/earshot/internal/proxytest"
 	"github.com/earshot-dev/earshot/internal/testaudio"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
 )
@@ -151,9 +150,9 @@ func TestClusterRegionsAndRealtime(t *testing.T) {
 		if err != nil || tok.Token == nil {
 			t.Fatal(err)
 		}
-		proxyA := newTCPProxy(t, nodes[0].Addr)
+		proxyA := proxytest.New(t, nodes[0].Addr)
 		var ev1 rtEvents
-		rt1 := aai.NewRealTimeClientWithOptions(aai.WithRealTimeBaseURL("ws://"+proxyA.addr+"/v2/realtime/ws"),
+		rt1 := aai.NewRealTimeClientWithOptions(aai.WithRealTimeBaseURL("ws://"+proxyA.Addr()+"/v2/realtime/ws"),
 			aai.WithRealTimeAuthToken(*tok.Token), aai.WithRealTimeTranscriber(ev1.transcriber()))
 		if err := rt1.Connect(ctx); err != nil {
 			t.Fatal(err)
@@ -164,7 +163,7 @@ func TestClusterRegionsAndRealtime(t *testing.T) {
 			t.Fatal(err)
 		}
 		ev1.waitFinal(t)
-		proxyA.breakAll() // the client's connection to A is cut
+		proxyA.BreakAll() // the client's connection to A is cut
 		// Resume on B; A may take a moment to notice the drop (4030).
 		var ev2 rtEvents
 		var rt2 *aai.RealTimeClient
@@ -334,51 +333,6 @@ func expectWSClose(t *testing.T, ctx context.Context, url, key string, code int)
 			return
 		}
 	}
-}
-
-// tcpProxy forwards TCP connections to a server until breakAll cuts
-// them, as a network failure between a client and one process would.
-type tcpProxy struct {
-	addr  string
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func newTCPProxy(t *testing.T, target string) *tcpProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &tcpProxy{addr: ln.Addr().String()}
-	t.Cleanup(func() { ln.Close(); p.breakAll() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, s)
-			p.mu.Unlock()
-			go func() { io.Copy(s, c); s.Close() }()
-			go func() { io.Copy(c, s); c.Close() }()
-		}
-	}()
-	return p
-}
-
-func (p *tcpProxy) breakAll() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
 }
 
 // TestEURegionSQLite runs one process with the EU region on its embedded
