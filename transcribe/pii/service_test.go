@@ -5,18 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/earshot-dev/earshot/adapters/pocketsphinx"
+	"github.com/earshot-dev/earshot/internal/speechtest"
 	"github.com/earshot-dev/earshot/internal/testaudio"
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/media"
 	"github.com/earshot-dev/earshot/transcribe/pipeline"
 )
 
@@ -32,38 +30,14 @@ func TestServiceRedactsEverywhere(t *testing.T) {
 	if testing.Short() {
 		t.Skip("recognizes speech")
 	}
-	rec, err := pocketsphinx.New(pocketsphinx.Config{Decoders: 1})
-	if err != nil {
-		t.Fatalf("pocketsphinx: %v (./scripts/setup.sh installs it)", err)
-	}
-	defer rec.Close()
-	dec, err := media.NewDecoder(media.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	notes := make(chan transcribe.Notification, 4)
 	blobs := memory.NewBlobStore()
-	svc, err := transcribe.NewService(transcribe.Config{
-		Store: memory.New(), Blobs: blobs, Recognizer: rec, Decoder: dec, Key: transcribe.NewKey(),
-		Workers: 1, PollInterval: 10 * time.Millisecond, Stages: pipeline.Default(pipeline.Options{}),
-		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Notifier: transcribe.NotifierFunc(func(ctx context.Context, n transcribe.Notification) error { notes <- n; return nil }),
+	svc := speechtest.NewService(t, speechtest.Engine(t), pipeline.Default(pipeline.Options{}), func(c *transcribe.Config) {
+		c.Blobs = blobs
+		c.Notifier = transcribe.NotifierFunc(func(ctx context.Context, n transcribe.Notification) error { notes <- n; return nil })
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc.Start()
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		svc.Close(ctx)
-	}()
 	ctx := context.Background()
 	wav, err := os.ReadFile(testaudio.Speech(t, "slt", "hi my name is sarah johnson and my number is five five five one two three four"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	up, err := svc.Upload(ctx, "p1", bytes.NewReader(wav))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,29 +45,28 @@ func TestServiceRedactsEverywhere(t *testing.T) {
 	hook := "https://hooks.example/done"
 	p := transcribe.TranscriptParams{RedactPII: &yes, RedactPIIAudio: &yes,
 		RedactPIIPolicies: []string{"person_name", "phone_number"}, EntityDetection: &yes, SpeakerLabels: &yes, WebhookURL: &hook}
-	tr, err := svc.Submit(ctx, "p1", transcribe.SubmitRequest{Params: p, UploadID: up.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for tr.Status != transcribe.StatusCompleted && tr.Status != transcribe.StatusError && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-		if tr, err = svc.Get(ctx, "p1", tr.ID); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if tr.Status != transcribe.StatusCompleted {
-		t.Fatalf("status %s, error %v", tr.Status, tr.Error)
-	}
+	tr := speechtest.Transcribe(t, svc, wav, p, nil)
 	body, err := json.Marshal(tr.Public())
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Ids are random hex: they may hold "555" by chance.
-	low := uuidRE.ReplaceAllString(strings.ToLower(string(body)), "<id>")
-	for _, secret := range []string{"sarah", "johnson", "555", "1234"} {
-		if strings.Contains(low, secret) {
-			t.Errorf("%q appears in the transcript JSON", secret)
+	// Every string of the JSON (text, words, utterances, entities, urls),
+	// not its numbers: a time such as 15550 or a confidence holds "555"
+	// by chance, and so may an id (random hex).
+	var doc any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	strs := jsonStrings(doc, nil)
+	if len(strs) < 20 {
+		t.Fatalf("only %d strings in the transcript JSON", len(strs))
+	}
+	for _, str := range strs {
+		low := uuidRE.ReplaceAllString(strings.ToLower(str), "<id>")
+		for _, secret := range []string{"sarah", "johnson", "555", "1234"} {
+			if strings.Contains(low, secret) {
+				t.Errorf("%q appears in the transcript JSON: %q", secret, str)
+			}
 		}
 	}
 	if !strings.Contains(*tr.Text, "my name is ##### ####### and my number is ########") {
@@ -134,4 +107,21 @@ func TestServiceRedactsEverywhere(t *testing.T) {
 			t.Fatalf("webhooks received: %v", events)
 		}
 	}
+}
+
+// jsonStrings appends every string value (and object key) in v to out.
+func jsonStrings(v any, out []string) []string {
+	switch v := v.(type) {
+	case string:
+		out = append(out, v)
+	case []any:
+		for _, e := range v {
+			out = jsonStrings(e, out)
+		}
+	case map[string]any:
+		for k, e := range v {
+			out = jsonStrings(e, append(out, k))
+		}
+	}
+	return out
 }

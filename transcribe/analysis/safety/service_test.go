@@ -1,24 +1,17 @@
 package safety_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/earshot-dev/earshot/adapters/pocketsphinx"
+	"github.com/earshot-dev/earshot/internal/speechtest"
 	"github.com/earshot-dev/earshot/internal/testaudio"
-	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/analysis/keyphrases"
 	"github.com/earshot-dev/earshot/transcribe/analysis/safety"
 	"github.com/earshot-dev/earshot/transcribe/analysis/sentiment"
-	"github.com/earshot-dev/earshot/transcribe/media"
 	"github.com/earshot-dev/earshot/transcribe/pipeline"
 )
 
@@ -33,63 +26,24 @@ func TestServiceAnalyses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("recognizes speech")
 	}
-	rec, err := pocketsphinx.New(pocketsphinx.Config{Decoders: 1})
-	if err != nil {
-		t.Fatalf("pocketsphinx: %v (./scripts/setup.sh installs it)", err)
-	}
-	defer rec.Close()
-	dec, err := media.NewDecoder(media.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	stages := pipeline.Default(pipeline.Options{})
 	stages = append(stages, keyphrases.Stages(keyphrases.Options{})...)
 	stages = append(stages, sentiment.Stages(sentiment.Options{})...)
 	stages = append(stages, safety.Stages(safety.Options{})...)
-	svc, err := transcribe.NewService(transcribe.Config{
-		Store: memory.New(), Blobs: memory.NewBlobStore(), Recognizer: rec, Decoder: dec, Key: transcribe.NewKey(),
-		Workers: 1, PollInterval: 10 * time.Millisecond, Stages: stages,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc.Start()
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		svc.Close(ctx)
-	}()
-	ctx := context.Background()
+	svc := speechtest.NewService(t, speechtest.Engine(t), stages, nil)
 	wav, err := os.ReadFile(testaudio.Speech(t, "slt", "my name is sarah johnson. police said a man was shot during a robbery downtown. "+
 		"the new dashboard is great and the support team was very helpful."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	up, err := svc.Upload(ctx, "p1", bytes.NewReader(wav))
 	if err != nil {
 		t.Fatal(err)
 	}
 	yes := true
 	p := transcribe.TranscriptParams{SpeakerLabels: &yes, RedactPII: &yes,
 		RedactPIIPolicies: []string{"person_name"}, AutoHighlights: &yes, SentimentAnalysis: &yes, ContentSafety: &yes}
-	tr, err := svc.Submit(ctx, "p1", transcribe.SubmitRequest{Params: p, UploadID: up.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := json.Marshal(tr.ContentSafetyLabels); string(b) != "{}" {
-		t.Errorf("queued content_safety_labels %s, want {}", b)
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for tr.Status != transcribe.StatusCompleted && tr.Status != transcribe.StatusError && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-		if tr, err = svc.Get(ctx, "p1", tr.ID); err != nil {
-			t.Fatal(err)
+	tr := speechtest.Transcribe(t, svc, wav, p, func(tr *transcribe.Transcript) {
+		if b, _ := json.Marshal(tr.ContentSafetyLabels); string(b) != "{}" {
+			t.Errorf("queued content_safety_labels %s, want {}", b)
 		}
-	}
-	if tr.Status != transcribe.StatusCompleted {
-		t.Fatalf("status %s, error %v", tr.Status, tr.Error)
-	}
+	})
 	t.Logf("text: %s", *tr.Text)
 	body, err := json.Marshal(tr.Public())
 	if err != nil {

@@ -1,25 +1,20 @@
 package summary_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/earshot-dev/earshot/adapters/pocketsphinx"
+	"github.com/earshot-dev/earshot/internal/speechtest"
 	"github.com/earshot-dev/earshot/internal/testaudio"
-	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/analysis/llm"
 	"github.com/earshot-dev/earshot/transcribe/analysis/summary"
 	"github.com/earshot-dev/earshot/transcribe/analysis/topics"
-	"github.com/earshot-dev/earshot/transcribe/media"
 	"github.com/earshot-dev/earshot/transcribe/pipeline"
 )
 
@@ -50,15 +45,7 @@ func TestServiceStages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("recognizes speech")
 	}
-	rec, err := pocketsphinx.New(pocketsphinx.Config{Decoders: 1})
-	if err != nil {
-		t.Fatalf("pocketsphinx: %v (./scripts/setup.sh installs it)", err)
-	}
-	defer rec.Close()
-	dec, err := media.NewDecoder(media.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	speech := speechtest.Engine(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -83,42 +70,12 @@ func TestServiceStages(t *testing.T) {
 		stages := pipeline.Default(pipeline.Options{})
 		stages = append(stages, topics.Stages(topics.Options{})...)
 		stages = append(stages, summary.Stages(o)...)
-		svc, err := transcribe.NewService(transcribe.Config{
-			Store: memory.New(), Blobs: memory.NewBlobStore(), Recognizer: rec, Decoder: dec, Key: transcribe.NewKey(),
-			Workers: 1, PollInterval: 10 * time.Millisecond, Stages: stages,
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		svc.Start()
-		defer func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			svc.Close(ctx)
-		}()
-		ctx := context.Background()
-		up, err := svc.Upload(ctx, "p1", bytes.NewReader(wav))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := svc.Submit(ctx, "p1", transcribe.SubmitRequest{Params: p, UploadID: up.ID})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, _ := json.Marshal(tr.IABCategoriesResult); string(b) != "{}" {
-			t.Errorf("queued iab_categories_result %s, want {}", b)
-		}
-		deadline := time.Now().Add(3 * time.Minute)
-		for tr.Status != transcribe.StatusCompleted && tr.Status != transcribe.StatusError && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-			if tr, err = svc.Get(ctx, "p1", tr.ID); err != nil {
-				t.Fatal(err)
+		svc := speechtest.NewService(t, speech, stages, nil)
+		tr := speechtest.Transcribe(t, svc, wav, p, func(tr *transcribe.Transcript) {
+			if b, _ := json.Marshal(tr.IABCategoriesResult); string(b) != "{}" {
+				t.Errorf("queued iab_categories_result %s, want {}", b)
 			}
-		}
-		if tr.Status != transcribe.StatusCompleted {
-			t.Fatalf("status %s, error %v", tr.Status, tr.Error)
-		}
+		})
 		return tr
 	}
 
