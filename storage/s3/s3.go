@@ -256,14 +256,26 @@ func (cfg *Config) endpoint() (host string, secure bool, err error) {
 	if e == "" {
 		return "", false, fmt.Errorf("%w: Endpoint is empty", ErrInvalidConfig)
 	}
+	// An Endpoint holding an @ may hold a password (user:pass@host, or a
+	// password with a / or ? in it that the URL parser reads as a path):
+	// errors then describe it without repeating it.
+	shown := fmt.Sprintf("%q", e)
+	if strings.Contains(e, "@") {
+		shown = "(not repeated: it holds an @, so perhaps credentials)"
+	}
 	if !strings.Contains(e, "://") {
 		if strings.ContainsAny(e, "/?#@") {
-			return "", false, fmt.Errorf("%w: Endpoint %q: want host:port or http(s)://host:port", ErrInvalidConfig, e)
+			return "", false, fmt.Errorf("%w: Endpoint %s: want host:port or http(s)://host:port", ErrInvalidConfig, shown)
 		}
 		return e, !cfg.Insecure, nil
 	}
 	u, err := url.Parse(e)
 	if err != nil {
+		// url.Error repeats the whole URL, and its inner error parts of
+		// it (the port after the first colon: a password's start).
+		if strings.Contains(e, "@") {
+			return "", false, fmt.Errorf("%w: Endpoint %s is not a valid URL", ErrInvalidConfig, shown)
+		}
 		return "", false, fmt.Errorf("%w: Endpoint: %v", ErrInvalidConfig, err)
 	}
 	switch {
@@ -271,13 +283,13 @@ func (cfg *Config) endpoint() (host string, secure bool, err error) {
 		// Never echo the URL: it holds credentials.
 		return "", false, fmt.Errorf("%w: Endpoint holds user information; pass credentials in AccessKey and SecretKey", ErrInvalidConfig)
 	case u.Scheme != "http" && u.Scheme != "https":
-		return "", false, fmt.Errorf("%w: Endpoint %q: scheme must be http or https", ErrInvalidConfig, e)
+		return "", false, fmt.Errorf("%w: Endpoint %s: scheme must be http or https", ErrInvalidConfig, shown)
 	case u.Host == "":
-		return "", false, fmt.Errorf("%w: Endpoint %q: no host", ErrInvalidConfig, e)
+		return "", false, fmt.Errorf("%w: Endpoint %s: no host", ErrInvalidConfig, shown)
 	case (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "":
-		return "", false, fmt.Errorf("%w: Endpoint %q: a path, query or fragment is not allowed", ErrInvalidConfig, e)
+		return "", false, fmt.Errorf("%w: Endpoint %s: a path, query or fragment is not allowed", ErrInvalidConfig, shown)
 	case u.Scheme == "https" && cfg.Insecure:
-		return "", false, fmt.Errorf("%w: Insecure is set but Endpoint %q is https", ErrInvalidConfig, e)
+		return "", false, fmt.Errorf("%w: Insecure is set but Endpoint %s is https", ErrInvalidConfig, shown)
 	}
 	return u.Host, u.Scheme == "https", nil
 }
