@@ -10,7 +10,7 @@ import (
 // FuzzTidy checks that any model answer is either shaped as its summary
 // type requires or rejected with an error, never a panic.
 func FuzzTidy(f *testing.F) {
-	for _, s := range []string{"Here is a summary:\n* a\n* b", "```\n1. x\n2) y\n```", "<think>x</think>Gist.", "\"Headline\"", "", "-\n- \n•"} {
+	for _, s := range []string{"Here is a summary:\n* a\n* b", "```\n1. x\n2) y\n```", "<think>x</think>Gist.", "\"Headline\"", "", "-\n- \n•", "\"\r\""} {
 		f.Add(s, uint8(0))
 	}
 	types := []transcribe.SummaryType{transcribe.SummaryBullets, transcribe.SummaryBulletsVerbose, transcribe.SummaryGist, transcribe.SummaryHeadline, transcribe.SummaryParagraph}
@@ -31,11 +31,11 @@ func FuzzTidy(f *testing.F) {
 				}
 			}
 		case transcribe.SummaryGist:
-			if n := len(strings.Fields(out)); n > maxGistWords || strings.Contains(out, "\n") {
+			if n := len(strings.Fields(out)); n > maxGistWords || strings.ContainsAny(out, "\r\n") {
 				t.Fatalf("gist %q from %q", out, s)
 			}
 		default:
-			if strings.Contains(out, "\n") {
+			if strings.ContainsAny(out, "\r\n") {
 				t.Fatalf("%s on several lines: %q", typ, out)
 			}
 		}

@@ -123,14 +123,13 @@ func tidy(typ transcribe.SummaryType, s string) (string, error) {
 		}
 		return strings.Join(out, "\n"), nil
 	case transcribe.SummaryGist:
-		s = oneLine(s)
-		s = strings.TrimRight(strings.Trim(s, "\"'“”# "), ".")
+		s = strings.TrimRight(trimQuotes(oneLine(s)), ".")
 		if n := len(strings.Fields(s)); n == 0 || n > maxGistWords {
 			return "", fmt.Errorf("%w: %q is not a gist", ErrUnusable, short(s))
 		}
 		return s, nil
 	case transcribe.SummaryHeadline:
-		s = strings.Trim(oneLine(s), "\"'“”# ")
+		s = trimQuotes(oneLine(s))
 	default: // paragraph
 		s = strings.Join(strings.Fields(s), " ")
 	}
@@ -138,6 +137,13 @@ func tidy(typ transcribe.SummaryType, s string) (string, error) {
 		return "", fmt.Errorf("%w: empty answer", ErrUnusable)
 	}
 	return s, nil
+}
+
+// trimQuotes returns s on one line with single spaces (a \r or a tab
+// inside a line is a space), without the quotes, # marks and spaces
+// around it.
+func trimQuotes(s string) string {
+	return strings.Join(strings.Fields(strings.Trim(strings.Join(strings.Fields(s), " "), "\"'“”# ")), " ")
 }
 
 // oneLine returns the first non-empty line without list marks.
