@@ -10,7 +10,7 @@ import (
 // FuzzSummarize checks that any words, times and speakers summarize and
 // segment without panicking, into well-formed results.
 func FuzzSummarize(f *testing.F) {
-	for _, s := range []string{"Bees are dying. Rates are up. So, okay, the end.", "[PERSON_NAME] ##### — … ,,, ?", "a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a", ""} {
+	for _, s := range []string{"Bees are dying. Rates are up. So, okay, the end.", "[PERSON_NAME] ##### — … ,,, ?", "a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a", "", "!", ",", "2024.", "##### #######."} {
 		f.Add(s, []byte{1, 2, 3})
 	}
 	f.Fuzz(func(t *testing.T, text string, shape []byte) {

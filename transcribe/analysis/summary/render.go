@@ -104,10 +104,10 @@ func (x *Text) Headline(model transcribe.SummaryModel) string {
 		return ""
 	}
 	s := x.sentenceText(i)
-	if st.short {
-		return titleCase(shorten(strings.TrimRight(s, ".!…")))
+	if t := strings.TrimRight(s, ".!…"); st.short && t != "" {
+		return titleCase(shorten(t))
 	}
-	return s
+	return s // a sentence of only marks stays as it is
 }
 
 // Gist returns a few words: the text's best noun phrase, capitalized

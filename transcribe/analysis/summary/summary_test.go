@@ -426,3 +426,22 @@ func TestPromptTextCondensed(t *testing.T) {
 		last = i
 	}
 }
+
+// A sentence of marks alone ("," "!" "-", or only redactions) is no
+// sentence: summaries, headlines and chapters never consist of it (found
+// by FuzzSummarize: a headline of "" or "- " bullets). One of numbers is.
+func TestMarksAloneAreNoSentence(t *testing.T) {
+	for text, want := range map[string]int{",": 0, "!": 0, "- —": 0, "##### #######.": 0, "2024.": 1, "Bees are dying.": 1} {
+		var ws []transcribe.Word
+		for i, w := range strings.Fields(text) {
+			ws = append(ws, transcribe.Word{Text: w, Start: int64(i) * 300, End: int64(i)*300 + 200})
+		}
+		x := NewTextFromTranscript(&transcribe.Transcript{Words: ws})
+		if x.Len() != want {
+			t.Errorf("%q: %d sentences, want %d", text, x.Len(), want)
+		}
+		if want > 0 && x.Summarize(transcribe.SummaryHeadline, transcribe.SummaryCatchy) == "" {
+			t.Errorf("%q: empty headline", text)
+		}
+	}
+}

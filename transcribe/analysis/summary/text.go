@@ -2,6 +2,7 @@ package summary
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -80,6 +81,11 @@ func NewTextFromTranscript(t *transcribe.Transcript) *Text {
 	return NewText(t.Words, nlp.Sentences(t))
 }
 
+// saysSomething reports whether tk is a word or a number, not redacted.
+func saysSomething(tk nlp.Token) bool {
+	return !tk.Redacted && strings.IndexFunc(tk.Text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
 // NewText builds a Text from words and their sentences (spans over ws, as
 // nlp.Sentences returns them).
 func NewText(ws []transcribe.Word, spans []nlp.Span) *Text {
@@ -88,6 +94,11 @@ func NewText(ws []transcribe.Word, spans []nlp.Span) *Text {
 	var df []int
 	for _, sp := range units(ws, spans) {
 		s := sentence{Span: sp, toks: toks[sp.From:sp.To], voice: voiceOf(sp)}
+		if !slices.ContainsFunc(s.toks, saysSomething) {
+			// Marks alone ("," or "!", or only redactions) say nothing: a
+			// summary, headline or chapter made of them would be junk.
+			continue
+		}
 		seen := map[int]bool{}
 		for _, tk := range s.toks {
 			if !tk.IsWord() || nlp.IsStopWord(tk.Norm) {
