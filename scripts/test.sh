@@ -39,13 +39,21 @@ if [ "$fuzztime" != "0" ]; then
   grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u | while read -r dir; do
     for target in $(grep -h '^func Fuzz' "$dir"/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do
       log=$(mktemp)
-      if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$dir" >"$log" 2>&1; then
-        # A found crasher is saved under $dir/testdata/fuzz and fails again on
-        # the retry (which replays it); a fuzzing-engine hiccup on a busy
-        # machine does not. Show the first run either way.
-        echo "fuzz $dir $target failed once; output:" >&2; tail -40 "$log" >&2
-        go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$dir" || { rm -f "$log"; exit 1; }
-      fi
+      tries=0
+      until go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$dir" >"$log" 2>&1; do
+        tries=$((tries + 1))
+        echo "fuzz $dir $target failed (try $tries); output:" >&2; tail -40 "$log" >&2
+        # A found input is saved under $dir/testdata/fuzz: a real failure,
+        # which the next run replays first. A bare "context deadline
+        # exceeded" with no input written is Go 1.26's fuzz-coordinator
+        # race at the end of -fuzztime on a busy machine (golang/go#75804,
+        # fixed in Go 1.27), not a finding: try again, up to three times.
+        if grep -q 'Failing input written to' "$log" || ! grep -q 'context deadline exceeded' "$log"; then
+          [ "$tries" -ge 2 ] && { rm -f "$log"; exit 1; }
+        elif [ "$tries" -ge 3 ]; then
+          rm -f "$log"; exit 1
+        fi
+      done
       rm -f "$log"
       echo "ok fuzz $dir $target"
     done
