@@ -19,16 +19,9 @@ import (
 	"testing"
 )
 
-var (
-	mu     sync.Mutex
-	builds = map[string]*build{}
-)
-
-type build struct {
-	once sync.Once
-	path string
-	err  error
-}
+// builds maps a working directory and package to its build, a
+// sync.OnceValues of goBuild.
+var builds sync.Map
 
 // Binary returns the path of pkg built with CGO_ENABLED=0.
 func Binary(tb testing.TB, pkg string) string {
@@ -37,19 +30,12 @@ func Binary(tb testing.TB, pkg string) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	key := wd + "\x00" + pkg
-	mu.Lock()
-	b := builds[key]
-	if b == nil {
-		b = &build{}
-		builds[key] = b
+	build, _ := builds.LoadOrStore(wd+"\x00"+pkg, sync.OnceValues(func() (string, error) { return goBuild(pkg) }))
+	path, err := build.(func() (string, error))()
+	if err != nil {
+		tb.Fatal(err)
 	}
-	mu.Unlock()
-	b.once.Do(func() { b.path, b.err = goBuild(pkg) })
-	if b.err != nil {
-		tb.Fatal(b.err)
-	}
-	return b.path
+	return path
 }
 
 func goBuild(pkg string) (string, error) {

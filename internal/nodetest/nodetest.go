@@ -26,15 +26,8 @@ import (
 // InstallTimeout bounds one npm ci.
 const InstallTimeout = 3 * time.Minute
 
-var (
-	mu       sync.Mutex
-	installs = map[string]*install{}
-)
-
-type install struct {
-	once sync.Once
-	err  error
-}
+// installs maps a directory to its install, a sync.OnceValue of ensure.
+var installs sync.Map
 
 // Dir returns dir (relative to the test's package directory, or absolute)
 // as an absolute path with node_modules/pkg installed.
@@ -47,16 +40,9 @@ func Dir(t testing.TB, dir, pkg string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	in := installs[abs]
-	if in == nil {
-		in = &install{}
-		installs[abs] = in
-	}
-	mu.Unlock()
-	in.once.Do(func() { in.err = ensure(abs, pkg) })
-	if in.err != nil {
-		t.Fatal(in.err)
+	install, _ := installs.LoadOrStore(abs, sync.OnceValue(func() error { return ensure(abs, pkg) }))
+	if err := install.(func() error)(); err != nil {
+		t.Fatal(err)
 	}
 	return abs
 }
