@@ -62,6 +62,15 @@ func normalizeWords(raw []rawWord, english bool) []transcribe.Word {
 		}
 		out = appendPieces(out, pieces, w)
 	}
+	// A word split into pieces ("0!0" read as two words) shares its time
+	// among them, so a later piece may start after the next word the
+	// engine gave an overlapping time: keep starts in order.
+	for i := 1; i < len(out); i++ {
+		if out[i].Start < out[i-1].Start {
+			out[i].Start = out[i-1].Start
+			out[i].End = max(out[i].End, out[i].Start)
+		}
+	}
 	return out
 }
 
