@@ -177,9 +177,12 @@ func scrub(s string, secrets ...string) string {
 // values of password= keywords. Over-masking is harmless; a leak is not.
 func passwordCandidates(conn string) []string {
 	var out []string
-	if _, rest, ok := strings.Cut(conn, "://"); ok {
-		// The user information ends at the first '@' for pgx's parser and
-		// at the last one for a lenient reader: mask both readings.
+	// The user information ends at the first '@' for pgx's parser and at
+	// the last one for a lenient reader: mask both readings, of the URL
+	// after its scheme and of every word of a string without one
+	// ("u:pw@h" with the scheme left out, which pgx reads as keyword/value
+	// and quotes in its error).
+	userinfo := func(rest string) {
 		for _, at := range []int{strings.Index(rest, "@"), strings.LastIndex(rest, "@")} {
 			if at < 0 {
 				continue
@@ -188,6 +191,12 @@ func passwordCandidates(conn string) []string {
 				out = append(out, pw, unescape(pw))
 			}
 		}
+	}
+	if _, rest, ok := strings.Cut(conn, "://"); ok {
+		userinfo(rest)
+	}
+	for _, f := range strings.Fields(conn) {
+		userinfo(f)
 	}
 	for _, m := range passwordKV.FindAllStringSubmatch(conn, -1) {
 		for _, v := range m[1:] {

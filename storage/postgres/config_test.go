@@ -92,6 +92,7 @@ func TestBadURLHidesPassword(t *testing.T) {
 		"host=h password='" + pw + "' port=x",
 		"host=h password=" + pw + " sslmode=bogus",
 		"user:" + pw + "@host:1:2/db", // not a URL at all
+		":" + pw + "@ x=",             // found by FuzzPoolConfig: pgx quotes ":pw@" as a keyword
 	} {
 		_, err := Open(context.Background(), Config{URL: u})
 		if err == nil {
