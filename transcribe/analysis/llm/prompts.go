@@ -143,7 +143,7 @@ func tidy(typ transcribe.SummaryType, s string) (string, error) {
 // inside a line is a space), without the quotes, # marks and spaces
 // around it.
 func trimQuotes(s string) string {
-	return strings.Join(strings.Fields(strings.Trim(strings.Join(strings.Fields(s), " "), "\"'“”# ")), " ")
+	return strings.Trim(strings.Join(strings.Fields(s), " "), "\"'“”# ")
 }
 
 // oneLine returns the first non-empty line without list marks.
