@@ -63,12 +63,13 @@ func TestEnginesByName(t *testing.T) {
 		params          transcribe.TranscriptParams
 		echo, used, txt string
 	}{
-		{transcribe.TranscriptParams{}, "pocketsphinx", "engine-a v1", "hello"},
+		{transcribe.TranscriptParams{}, "universal", "engine-a v1", "hello"}, // the API's default model name, not the engine's
 		{transcribe.TranscriptParams{SpeechModel: transcribe.String("whisper")}, "whisper", "engine-b v2", "hallo"},
 		{transcribe.TranscriptParams{SpeechModel: transcribe.String("best")}, "best", "engine-b v2", "hallo"},
 		{transcribe.TranscriptParams{SpeechModel: transcribe.String("nano")}, "nano", "engine-a v1", "hello"},
 		{transcribe.TranscriptParams{SpeechModel: transcribe.String("universal")}, "universal", "engine-a v1", "hello"}, // unclaimed API name: the default
 		{transcribe.TranscriptParams{SpeechModels: []string{"nope", "whisper"}}, "whisper", "engine-b v2", "hallo"},
+		{transcribe.TranscriptParams{SpeechModels: []string{"nope", "best"}}, "best", "engine-b v2", "hallo"},
 	} {
 		p := c.params
 		p.AudioURL = e.upload(t, "p", media(1, 2))

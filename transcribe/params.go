@@ -492,3 +492,29 @@ func validHeaderName(s string) bool {
 	}
 	return true
 }
+
+// apiModelEcho orders the API's model names for echoing a default:
+// "universal" (the API's default model) first.
+var apiModelEcho = []string{"universal", "best", "nano", "slam-1", "conformer-2"}
+
+// echoModel is the speech_model a transcript echoes when the request named
+// none: the speech_models entry that chose eng, else the first of the
+// API's own model names that selects eng (the API's names no engine claims
+// select the default engine, so the default engine echoes "universal"),
+// else the engine's name. A speech_model that was sent is echoed as sent.
+func (e *engines) echoModel(p *TranscriptParams, eng *Engine) string {
+	if p.SpeechModel != nil {
+		return *p.SpeechModel
+	}
+	for _, m := range p.SpeechModels {
+		if e.get(m) == eng {
+			return m
+		}
+	}
+	for _, m := range apiModelEcho {
+		if e.get(m) == eng {
+			return m
+		}
+	}
+	return eng.Name
+}

@@ -7,9 +7,13 @@ import (
 )
 
 // Normalize fills in the effective value of every parameter with a default,
-// so that the stored transcript echoes what was applied. Call it after
-// Validate. word_boost terms are rewritten to spoken form: punctuation other
-// than apostrophes removed, special characters folded to ASCII.
+// so that the stored transcript echoes what was applied: multichannel is
+// false unless sent, and language_detection_options carries its documented
+// defaults whenever language detection is on (it stays null when detection
+// is off and nothing was sent). Call it after Validate. word_boost terms
+// are rewritten to spoken form: punctuation other than apostrophes
+// removed, dotted acronyms written without dots or spaces ("U.S.A." is
+// "USA"), special characters folded to ASCII.
 func (p *TranscriptParams) Normalize() {
 	def := func(b **bool, v bool) {
 		if *b == nil {
@@ -63,9 +67,43 @@ func (p *TranscriptParams) Normalize() {
 			p.SummaryModel = &v
 		}
 	}
-	if isTrue(p.DualChannel) && p.Multichannel == nil {
-		p.Multichannel = boolp(false)
+	def(&p.Multichannel, false)
+	if isTrue(p.LanguageDetection) {
+		p.LanguageDetectionOptions = p.LanguageDetectionOptions.withDefaults()
 	}
+}
+
+// Defaults of language_detection_options (the spec's table).
+const (
+	DefaultFallbackLanguage                 = "auto"
+	DefaultCodeSwitchingConfidenceThreshold = 0.3
+	DefaultOnNoSpeechDetected               = "error"
+)
+
+// withDefaults returns a copy of o (nil: none sent) with every documented
+// default filled in: fallback_language auto, code_switching false,
+// code_switching_confidence_threshold 0.3, on_no_speech_detected error.
+// expected_languages (default: all) and localization (default: none)
+// stay absent when not sent.
+func (o *LanguageDetectionOptions) withDefaults() *LanguageDetectionOptions {
+	var c LanguageDetectionOptions
+	if o != nil {
+		c = *o
+	}
+	if c.FallbackLanguage == nil {
+		c.FallbackLanguage = strp(DefaultFallbackLanguage)
+	}
+	if c.CodeSwitching == nil {
+		c.CodeSwitching = boolp(false)
+	}
+	if c.CodeSwitchingConfidenceThreshold == nil {
+		v := DefaultCodeSwitchingConfidenceThreshold
+		c.CodeSwitchingConfidenceThreshold = &v
+	}
+	if c.OnNoSpeechDetected == nil {
+		c.OnNoSpeechDetected = strp(DefaultOnNoSpeechDetected)
+	}
+	return &c
 }
 
 // dedupe maps terms through norm and drops repeats (case-insensitively),
@@ -102,11 +140,13 @@ func (p *TranscriptParams) Warnings() []Warning {
 }
 
 // SpokenForm rewrites a boost term the way the spec describes: punctuation
-// other than apostrophes removed, accented letters folded to ASCII, runs of
+// other than apostrophes removed, acronyms written without spaces (a run
+// of two or more single letters each followed by a period, "U.S.A." or
+// "U. S. A.", becomes "USA"), accented letters folded to ASCII, runs of
 // spaces collapsed.
 func SpokenForm(term string) string {
 	var b strings.Builder
-	for _, r := range term {
+	for _, r := range joinAcronyms(term) {
 		if r > unicode.MaxASCII {
 			if f, ok := asciiFold[r]; ok {
 				b.WriteString(f)
@@ -123,6 +163,53 @@ func SpokenForm(term string) string {
 		}
 	}
 	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// joinAcronyms writes dotted acronyms ("U.S.A.", "U. S. A", "e.g.")
+// without their dots and spaces. A letter counts only when it stands
+// alone (no letter or digit next to it), so "A. Smith" and "node.js" are
+// left for SpokenForm's ordinary rules.
+func joinAcronyms(s string) string {
+	rs := []rune(s)
+	n := len(rs)
+	word := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	single := func(i int) bool { // a letter with no letter or digit on either side
+		return i < n && unicode.IsLetter(rs[i]) && (i == 0 || !word(rs[i-1])) && (i+1 == n || !word(rs[i+1]))
+	}
+	var b strings.Builder
+	for i := 0; i < n; {
+		if !single(i) || i+1 >= n || rs[i+1] != '.' {
+			b.WriteRune(rs[i])
+			i++
+			continue
+		}
+		letters := []rune{rs[i]}
+		end := i + 2 // past "X."
+		for {
+			k := end
+			for k < n && unicode.IsSpace(rs[k]) {
+				k++
+			}
+			if !single(k) {
+				break
+			}
+			letters = append(letters, rs[k])
+			end = k + 1
+			if end < n && rs[end] == '.' {
+				end++
+				continue
+			}
+			break // a last letter without its period ("U.S.A")
+		}
+		if len(letters) < 2 {
+			b.WriteRune(rs[i])
+			i++
+			continue
+		}
+		b.WriteString(string(letters))
+		i = end
+	}
+	return b.String()
 }
 
 var asciiFold = map[rune]string{

@@ -278,3 +278,82 @@ func TestContentSafetyConfidenceIgnoredWhenOff(t *testing.T) {
 		t.Errorf("content_safety on: %v", err)
 	}
 }
+
+// TestNormalizeEchoesEffectiveDefaults: multichannel is false unless sent,
+// and language_detection_options carries its documented defaults whenever
+// detection is on (keeping what was sent); with detection off and nothing
+// sent it stays null.
+func TestNormalizeEchoesEffectiveDefaults(t *testing.T) {
+	p := TranscriptParams{AudioURL: "https://x/a"}
+	p.Normalize()
+	if p.Multichannel == nil || *p.Multichannel {
+		t.Errorf("multichannel = %v, want false", p.Multichannel)
+	}
+	b, _ := json.Marshal(p.LanguageDetectionOptions)
+	if want := `{"fallback_language":"auto","code_switching":false,"code_switching_confidence_threshold":0.3,"on_no_speech_detected":"error"}`; string(b) != want {
+		t.Errorf("language_detection_options = %s, want %s", b, want)
+	}
+	q := TranscriptParams{AudioURL: "https://x/a", LanguageDetectionOptions: &LanguageDetectionOptions{
+		ExpectedLanguages: []string{"en", "de"}, FallbackLanguage: String("de"), OnNoSpeechDetected: String("fallback")}}
+	q.Normalize()
+	b, _ = json.Marshal(q.LanguageDetectionOptions)
+	if want := `{"expected_languages":["en","de"],"fallback_language":"de","code_switching":false,"code_switching_confidence_threshold":0.3,"on_no_speech_detected":"fallback"}`; string(b) != want {
+		t.Errorf("language_detection_options = %s, want %s", b, want)
+	}
+	r := TranscriptParams{AudioURL: "https://x/a", LanguageCode: String("en"), Multichannel: Bool(true)}
+	r.Normalize()
+	if r.LanguageDetectionOptions != nil || !*r.Multichannel {
+		t.Errorf("detection off: options %+v, multichannel %v", r.LanguageDetectionOptions, *r.Multichannel)
+	}
+}
+
+// TestSpokenFormAcronyms: dotted acronyms are written without dots or
+// spaces (the spec: "acronyms without spaces"); lone initials and dotted
+// words keep the ordinary rules.
+func TestSpokenFormAcronyms(t *testing.T) {
+	for in, want := range map[string]string{
+		"U.S.A.":           "USA",
+		"U.S.A":            "USA",
+		"U. S. A.":         "USA",
+		"the U.S. Army":    "the US Army",
+		"e.g.":             "eg",
+		"F.B.I. agent's":   "FBI agent's",
+		"A. Smith":         "A Smith",
+		"node.js":          "node js",
+		"Ph.D.":            "Ph D",
+		"U.S.A.-based":     "USA based",
+		"I.B.M.,Intel":     "IBM Intel",
+		"Ü.S.":             "US",
+		"USA":              "USA",
+		"x.":               "x",
+		".":                "",
+		"J. R. R. Tolkien": "JRR Tolkien",
+	} {
+		if got := SpokenForm(in); got != want {
+			t.Errorf("SpokenForm(%q) = %q, want %q", in, got, want)
+		}
+	}
+	p := TranscriptParams{AudioURL: "https://x/a", WordBoost: []string{"U.S.A.", "USA", "U S A"}}
+	p.Normalize()
+	if len(p.WordBoost) != 2 || p.WordBoost[0] != "USA" || p.WordBoost[1] != "U S A" {
+		t.Errorf("word_boost = %q, want [USA, U S A] (a repeat of USA dropped)", p.WordBoost)
+	}
+}
+
+func FuzzSpokenForm(f *testing.F) {
+	for _, s := range []string{"U.S.A.", "a. b", "Ph.D.", "é.ü.", "x..y.z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := SpokenForm(s)
+		if out != strings.Join(strings.Fields(out), " ") {
+			t.Errorf("SpokenForm(%q) = %q: spaces not collapsed", s, out)
+		}
+		if strings.ContainsAny(out, ".,!?") {
+			t.Errorf("SpokenForm(%q) = %q keeps punctuation", s, out)
+		}
+		if SpokenForm(out) != out {
+			t.Errorf("SpokenForm not idempotent: %q -> %q -> %q", s, out, SpokenForm(out))
+		}
+	})
+}

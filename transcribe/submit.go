@@ -48,8 +48,9 @@ func (s *Service) Submit(ctx context.Context, projectID string, req SubmitReques
 		return nil, err
 	}
 	if p.SpeechModel == nil {
-		// Echo the effective model: the engine that will run.
-		name := eng.Name
+		// Echo the effective model in the API's own names (the engine
+		// that runs is speech_model_used).
+		name := s.engines.echoModel(&p, eng)
 		p.SpeechModel = &name
 	}
 	t := &Transcript{

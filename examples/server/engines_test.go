@@ -38,7 +38,7 @@ func TestEnginesBySpeechModel(t *testing.T) {
 		engine *enginetest.Engine
 		echo   string
 	}{
-		{"", nil, "pocketsphinx"},
+		{"", nil, "universal"}, // the API's default model name; speech_model_used names the engine
 		{"whispercpp", whisper, "whispercpp"},
 		{"openai", oai, "openai"},
 		{"best", nil, "best"}, // an API name no engine claims: the default
