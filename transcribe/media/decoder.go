@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"time"
@@ -50,6 +51,12 @@ type Config struct {
 	// MaxChannels rejects media with more channels when keepChannels is
 	// true. Default DefaultMaxChannels (32).
 	MaxChannels int
+	// Logger receives, at level Warn, the details of media that failed to
+	// decode (ffmpeg's message, the decoder library's error, the file's
+	// path), which the MediaError's reason leaves out. It is called with
+	// the Decode call's context, so a handler can add the request's id.
+	// Default slog.Default().
+	Logger *slog.Logger
 }
 
 func (c *Config) validate() error {
@@ -84,6 +91,13 @@ func (d *Decoder) maxDuration() time.Duration {
 		return d.cfg.MaxDuration
 	}
 	return DefaultMaxDuration
+}
+
+func (d *Decoder) logger() *slog.Logger {
+	if d.cfg.Logger != nil {
+		return d.cfg.Logger
+	}
+	return slog.Default()
 }
 
 func (d *Decoder) maxChannels() int {
@@ -204,13 +218,16 @@ func (d *Decoder) decodeTo(ctx context.Context, path string, sampleRate int, kee
 	format := Sniff(head)
 	*sniffed = format
 	if format == FormatUnknown {
+		if what := describeReference(head); what != "" {
+			return mediaErr("unsupported format: the file is %s; playlists and other files that point to other files are not accepted: submit the media file itself", what)
+		}
 		if what := describeNonMedia(head); what != "" && tagged == 0 {
 			return mediaErr("unsupported format: the file is %s, not audio or video", what)
 		}
 	}
 	if format == FormatMP3 && !d.cfg.PureGoMP3 {
 		if _, err := d.ffmpegPath(); err == nil {
-			ferr := d.decodeFFmpeg(ctx, path, sampleRate, keepChannels, sink)
+			ferr := d.decodeFFmpeg(ctx, path, format, sampleRate, keepChannels, sink)
 			if ferr == nil || ctx.Err() != nil {
 				return ferr
 			}
@@ -232,15 +249,15 @@ func (d *Decoder) decodeTo(ctx context.Context, path string, sampleRate int, kee
 		// pure-Go decoder gave it.
 		retry := errors.As(perr, &need) || (errors.As(perr, &corrupt) && !d.cfg.DisableFallback)
 		if !retry {
-			return toMediaError(perr)
+			return d.toMediaError(ctx, path, format, perr)
 		}
 		if _, err := d.ffmpegPath(); err != nil {
 			if need != nil {
 				return d.ffmpegMissing(need.what)
 			}
-			return toMediaError(perr)
+			return d.toMediaError(ctx, path, format, perr)
 		}
-		ferr := d.decodeFFmpeg(ctx, path, sampleRate, keepChannels, sink)
+		ferr := d.decodeFFmpeg(ctx, path, format, sampleRate, keepChannels, sink)
 		if ferr == nil {
 			return nil
 		}
@@ -248,7 +265,7 @@ func (d *Decoder) decodeTo(ctx context.Context, path string, sampleRate int, kee
 		if need != nil || !errors.As(ferr, &me) {
 			return ferr
 		}
-		return toMediaError(perr) // the pure-Go reason is more specific
+		return d.toMediaError(ctx, path, format, perr) // the pure-Go reason is more specific
 	}
 	if _, err := d.ffmpegPath(); err != nil {
 		if format == FormatUnknown {
@@ -256,14 +273,27 @@ func (d *Decoder) decodeTo(ctx context.Context, path string, sampleRate int, kee
 		}
 		return d.ffmpegMissing(formatName(format) + " media")
 	}
-	return d.decodeFFmpeg(ctx, path, sampleRate, keepChannels, sink)
+	return d.decodeFFmpeg(ctx, path, format, sampleRate, keepChannels, sink)
 }
 
-// toMediaError makes a decoding error a *transcribe.MediaError.
-func toMediaError(err error) error {
+// toMediaError makes a pure-Go decoder's error a *transcribe.MediaError.
+// Corrupt data found by a third-party decoder (MP3, FLAC, Vorbis) or a
+// decoder's panic gets a fixed reason; the library's message is logged,
+// not shown. The WAV parser's own messages are shown.
+func (d *Decoder) toMediaError(ctx context.Context, path string, format Format, err error) error {
 	var me *transcribe.MediaError
 	if errors.As(err, &me) {
 		return err
+	}
+	var corrupt *corruptError
+	if errors.As(err, &corrupt) && corrupt.format == FormatWAV && !errors.Is(err, errDecoderFailure) {
+		// Earshot's own WAV parser: its messages name what is wrong.
+		return &transcribe.MediaError{Reason: err.Error()}
+	}
+	if errors.As(err, &corrupt) {
+		me = &transcribe.MediaError{Reason: "the file could not be decoded as " + formatName(corrupt.format) + ": it is damaged or not a media file"}
+		d.logger().WarnContext(ctx, "media: could not decode a file", "file", path, "format", string(format), "err", err.Error(), "reason", me.Reason)
+		return me
 	}
 	return &transcribe.MediaError{Reason: err.Error()}
 }
@@ -320,19 +350,24 @@ func (t *eofTracker) Read(p []byte) (int, error) {
 func protect(format Format, f func() error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = &corruptError{format, fmt.Errorf("decoder failure: %v", p)}
+			err = &corruptError{format, fmt.Errorf("%w: %v", errDecoderFailure, p)}
 		}
 	}()
 	return f()
 }
 
-func (d *Decoder) decodeFFmpeg(ctx context.Context, path string, rate int, keep bool, sink transcribe.Sink) error {
-	src, err := d.startFFmpeg(ctx, path, rate, !keep)
+func (d *Decoder) decodeFFmpeg(ctx context.Context, path string, format Format, rate int, keep bool, sink transcribe.Sink) error {
+	src, err := d.startFFmpeg(ctx, path, format, rate, !keep)
 	if err != nil {
 		return err
 	}
 	defer src.close()
-	return d.pump(ctx, FormatUnknown, src, nil, rate, keep, sink)
+	err = d.pump(ctx, format, src, nil, rate, keep, sink)
+	var corrupt *corruptError
+	if errors.As(err, &corrupt) { // ffmpeg's output made no sense
+		return d.toMediaError(ctx, path, format, err)
+	}
+	return err
 }
 
 // declarer is implemented by sources whose container declares their

@@ -20,6 +20,18 @@
 //     the target rate to a pipe. Without ffmpeg those give a
 //     *transcribe.MediaError that says to install it and also wraps
 //     transcribe.ErrUnavailable.
+//   - Media never reaches other files. Uploads that point elsewhere —
+//     M3U/HLS playlists (also behind an ID3 tag), PLS, XSPF, ASX, SMIL,
+//     DASH and Smooth Streaming manifests, ffconcat scripts, SDP, lists of
+//     paths or URLs — are refused with a MediaError ("playlists and other
+//     files that point to other files are not accepted") before any
+//     decoder runs. ffmpeg is run with the demuxer of the sniffed format
+//     forced (-f, so it never probes again past an ID3 tag), that demuxer
+//     alone on -format_whitelist (media Sniff does not recognise is probed
+//     among a fixed list of demuxers that read only their own file: no
+//     hls, concat, dash, image2, playlists or mov), -protocol_whitelist
+//     file on a "file:" URL, -enable_drefs 0 for MP4/MOV, and the minimal
+//     environment of internal/childenv (no server secrets).
 //   - Resampler converts sample rates with a Kaiser-windowed-sinc polyphase
 //     filter (75 dB stopband starting at the lower Nyquist frequency, flat
 //     passband to 86% of it); Decode uses it for the pure-Go formats.
@@ -28,10 +40,16 @@
 //
 // Errors: every failure caused by the media itself is a
 // *transcribe.MediaError with a reason fit for the transcript's error field
-// (empty file, truncated header, corrupt data, not media, no audio track,
-// zero-length audio, too long). Panics inside third-party decoders are
-// recovered and reported as corrupt data, so that no input crashes a
-// worker (FuzzDecode checks this).
+// (empty file, truncated header, corrupt data, not media, a playlist, no
+// audio track, zero-length audio, too long). A reason never holds a path
+// or a library's message: ffmpeg's and the MP3, FLAC and Vorbis decoders'
+// failures read "the file could not be decoded as <format>: it is damaged
+// or not a media file", and their details (with the file's path) go to
+// Config.Logger at level Warn, logged with the Decode call's context. The
+// WAV parser's own messages are shown. Panics inside third-party decoders
+// are recovered and reported as corrupt data, so that no input crashes a
+// worker (FuzzDecode checks this). MaxDuration is enforced as samples
+// arrive: decoding (and ffmpeg) stops at the first block past it.
 //
 // WAV is parsed here rather than with github.com/go-audio/wav: that
 // package needs an io.ReadSeeker, trusts header sizes for allocations

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/earshot-dev/earshot/internal/childenv"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -70,36 +71,77 @@ func (t *tailBuffer) String() string {
 	return string(t.b)
 }
 
+// demuxers maps each sniffed Format to the ffmpeg demuxer forced for it
+// with -f, so that ffmpeg never probes the file again: a probe would skip
+// an ID3 tag and find whatever lies behind it, an HLS playlist included.
+var demuxers = map[Format]string{
+	FormatWAV: "wav", FormatMP3: "mp3", FormatFLAC: "flac",
+	FormatVorbis: "ogg", FormatOpus: "ogg", FormatOgg: "ogg",
+	FormatMP4: "mov", FormatMatroska: "matroska", FormatAAC: "aac",
+	FormatAIFF: "aiff", FormatCAF: "caf", FormatAMR: "amr", FormatASF: "asf",
+	FormatFLV: "flv", FormatAVI: "avi", FormatMPEGTS: "mpegts",
+	FormatMPEGPS: "mpeg", FormatAC3: "ac3", FormatAU: "au",
+}
+
+// probeDemuxers is ffmpeg's -format_whitelist for media Sniff does not
+// recognise (an MP3 with junk before its first frame, WavPack, ...): ffmpeg
+// may probe, but only among demuxers that read the one file they are given
+// and never open another. hls, concat, dash, image2, the playlist and
+// subtitle demuxers, mov (whose external references are only kept off by
+// the -enable_drefs 0 given when it is forced) and everything else are
+// not on it.
+const probeDemuxers = "wav,w64,mp3,flac,ogg,matroska,aac,aiff,caf,amr,asf,flv,avi,mpegts,mpeg,ac3,eac3,dts,au,wv,ape"
+
+// ffmpegArgs returns ffmpeg's arguments to decode the file at path, sniffed
+// as format, to 16-bit WAV at rate on stdout.
+func ffmpegArgs(path string, format Format, rate int, mono bool) []string {
+	// "file:" stops ffmpeg reading the path as a URL or protocol spec and
+	// the protocol whitelist keeps every open to plain files; the forced
+	// demuxer and the demuxer whitelist keep those opens to the upload
+	// itself (no playlist, concat script or reference movie is ever
+	// parsed).
+	args := []string{"-nostdin", "-hide_banner", "-loglevel", "error",
+		"-protocol_whitelist", "file"}
+	if dm, ok := demuxers[format]; ok {
+		args = append(args, "-format_whitelist", dm, "-f", dm)
+		if dm == "mov" {
+			args = append(args, "-enable_drefs", "0")
+		}
+	} else {
+		args = append(args, "-format_whitelist", probeDemuxers)
+	}
+	args = append(args, "-i", "file:"+path,
+		"-map", "0:a:0", "-vn", "-sn", "-dn",
+		"-ar", strconv.Itoa(rate))
+	if mono {
+		args = append(args, "-ac", "1")
+	}
+	return append(args, "-c:a", "pcm_s16le", "-f", "wav", "pipe:1")
+}
+
 // ffmpegSource runs ffmpeg to decode any format it knows into 16-bit WAV at
 // the target rate on a pipe, parsed by wavSource.
 type ffmpegSource struct {
 	*wavSource
-	cmd    *exec.Cmd
-	stdout io.ReadCloser
-	stderr *tailBuffer
-	ctx    context.Context
-	waited bool
-	err    error
+	d       *Decoder
+	path    string
+	sniffed Format
+	cmd     *exec.Cmd
+	stdout  io.ReadCloser
+	stderr  *tailBuffer
+	ctx     context.Context
+	waited  bool
+	err     error
 }
 
-func (d *Decoder) startFFmpeg(ctx context.Context, path string, rate int, mono bool) (*ffmpegSource, error) {
+func (d *Decoder) startFFmpeg(ctx context.Context, path string, format Format, rate int, mono bool) (*ffmpegSource, error) {
 	bin, err := d.ffmpegPath()
 	if err != nil {
 		return nil, err
 	}
-	// "file:" stops ffmpeg reading the path as a URL or protocol spec and
-	// the whitelist stops media that references other resources (playlists,
-	// reference movies) from reaching the network or other files by URL.
-	args := []string{"-nostdin", "-hide_banner", "-loglevel", "error",
-		"-protocol_whitelist", "file", "-i", "file:" + path,
-		"-map", "0:a:0", "-vn", "-sn", "-dn",
-		"-ar", strconv.Itoa(rate)}
-	if mono {
-		args = append(args, "-ac", "1")
-	}
-	args = append(args, "-c:a", "pcm_s16le", "-f", "wav", "pipe:1")
-	cmd := exec.CommandContext(ctx, bin, args...)
-	s := &ffmpegSource{cmd: cmd, stderr: &tailBuffer{max: 4096}, ctx: ctx}
+	cmd := exec.CommandContext(ctx, bin, ffmpegArgs(path, format, rate, mono)...)
+	cmd.Env = childenv.Minimal()
+	s := &ffmpegSource{d: d, path: path, sniffed: format, cmd: cmd, stderr: &tailBuffer{max: 4096}, ctx: ctx}
 	cmd.Stderr = s.stderr
 	s.stdout, err = cmd.StdoutPipe()
 	if err != nil {
@@ -137,8 +179,8 @@ func (s *ffmpegSource) fail(err error) error {
 	return err
 }
 
-// wait reaps ffmpeg and turns a failure into a MediaError carrying its
-// message.
+// wait reaps ffmpeg and turns a failure into a MediaError with a fixed
+// reason; ffmpeg's own message, which names the file's path, is logged.
 func (s *ffmpegSource) wait() error {
 	if s.waited {
 		return s.err
@@ -153,7 +195,10 @@ func (s *ffmpegSource) wait() error {
 		s.err = cerr
 		return cerr
 	}
-	s.err = &transcribe.MediaError{Reason: ffmpegReason(s.stderr.String())}
+	stderr := strings.TrimSpace(s.stderr.String())
+	s.err = &transcribe.MediaError{Reason: ffmpegReason(s.sniffed, stderr)}
+	s.d.logger().WarnContext(s.ctx, "media: ffmpeg could not decode a file",
+		"file", s.path, "format", string(s.sniffed), "exit", err.Error(), "ffmpeg", stderr, "reason", s.err.Error())
 	return s.err
 }
 
@@ -167,25 +212,25 @@ func (s *ffmpegSource) close() {
 	}
 }
 
-// ffmpegReason turns ffmpeg's error output into a transcript error reason.
-func ffmpegReason(stderr string) string {
-	msg := strings.TrimSpace(stderr)
+// ffmpegReason turns ffmpeg's error output for media sniffed as format
+// into a transcript error reason. The reason is one of a few fixed
+// sentences: ffmpeg's messages name the file's path (which would tell a
+// client where the server keeps its data) and its internals.
+func ffmpegReason(format Format, stderr string) string {
 	switch {
-	case strings.Contains(msg, "matches no streams"), strings.Contains(msg, "does not contain any stream"):
+	case strings.Contains(stderr, "matches no streams"), strings.Contains(stderr, "does not contain any stream"):
 		return "the media has no audio track"
-	case strings.Contains(msg, "Invalid data found when processing input"):
-		return "the file is not audio or video in a format that can be decoded (it may be corrupt)"
-	case msg == "":
-		return "the media could not be decoded"
+	case format == FormatUnknown:
+		return unsupportedReason
 	}
-	// The last line is usually the most specific.
-	lines := strings.Split(msg, "\n")
-	last := strings.TrimSpace(lines[len(lines)-1])
-	if len(last) > 300 {
-		last = last[:300]
-	}
-	return "the media could not be decoded: " + last
+	return "the file could not be decoded as " + formatName(format) + ": it is damaged or not a media file"
 }
+
+// unsupportedReason is the reason for media in no format the server
+// decodes.
+const unsupportedReason = "unsupported format: the file is not audio or video in a format this server decodes " +
+	"(WAV, MP3, FLAC, Ogg, Opus, MP4/M4A/MOV, WebM/Matroska, AAC, AIFF, CAF, AMR, WMA, FLV, AVI, MPEG-TS/PS, AC-3, AU), " +
+	"or it is damaged"
 
 // MP3Encoder encodes PCM to MP3 with ffmpeg's libmp3lame. The zero value
 // is ready to use. Safe for concurrent use.
@@ -242,8 +287,10 @@ func (e *MP3Encoder) Encode(ctx context.Context, pcm *transcribe.PCM, w io.Write
 	tmp.Close()
 	defer os.Remove(tmp.Name())
 	cmd := exec.CommandContext(ctx, bin, "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
+		"-protocol_whitelist", "pipe",
 		"-f", "s16le", "-ar", strconv.Itoa(pcm.SampleRate), "-ac", strconv.Itoa(len(pcm.Channels)), "-i", "pipe:0",
 		"-c:a", "libmp3lame", "-b:a", strconv.Itoa(bitrate)+"k", "-f", "mp3", tmp.Name())
+	cmd.Env = childenv.Minimal()
 	stderr := &tailBuffer{max: 4096}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()

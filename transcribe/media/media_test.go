@@ -317,7 +317,7 @@ func TestBadMedia(t *testing.T) {
 		{"json", "JSON", []byte(`{"error": "nope"}`)},
 		{"text", "text", []byte("hello, this is not audio\n")},
 		{"png", "PNG image", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")},
-		{"hls-playlist", "text", []byte("#EXTM3U\n#EXTINF:1,\nhttp://169.254.169.254/latest\n")},
+		{"hls-playlist", "playlists and other files that point to other files are not accepted", []byte("#EXTM3U\n#EXTINF:1,\nhttp://169.254.169.254/latest\n")},
 		{"wav-header-cut", "truncated", prefix(t, ref, 30)},
 		{"wav-no-data", "no audio samples", emptyWAV},
 		{"mp3-cut", "", prefix(t, mp3, 200)},

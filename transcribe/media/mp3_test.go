@@ -20,7 +20,7 @@ func TestMP3GaplessMatchesFFmpeg(t *testing.T) {
 	mp3 := testaudio.Convert(t, speech(t), "mp3", "-c:a", "libmp3lame", "-b:a", "64k")
 	goPCM := mustDecode(t, pureGo, mp3, 16000, false).Channels[0]
 	var ff memSink
-	if err := (&Decoder{}).decodeFFmpeg(context.Background(), mp3, 16000, false, &ff); err != nil {
+	if err := (&Decoder{}).decodeFFmpeg(context.Background(), mp3, FormatMP3, 16000, false, &ff); err != nil {
 		t.Fatal(err)
 	}
 	ffPCM := ff.out[0]

@@ -21,6 +21,9 @@ type source interface {
 // audio decoded before it is kept, as players do.
 var errTruncated = errors.New("file is truncated")
 
+// errDecoderFailure marks a panic recovered inside a decoder.
+var errDecoderFailure = errors.New("decoder failure")
+
 // needFFmpegError says a file in a pure-Go format uses a codec or feature
 // that only ffmpeg decodes.
 type needFFmpegError struct{ what string }

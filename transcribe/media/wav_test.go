@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/earshot-dev/earshot/internal/testaudio"
@@ -130,12 +131,17 @@ func TestFallbackOnCorruptData(t *testing.T) {
 	}
 	p := writeFile(t, "damaged.flac", b)
 	_, err = pureGo.Decode(context.Background(), p, 16000, false)
-	wantMediaError(t, err, "corrupt FLAC data")
+	// The decoder library's message ("frame.Frame.Parse: CRC-16 checksum
+	// mismatch ...") is logged, not shown.
+	wantMediaError(t, err, "could not be decoded as FLAC: it is damaged")
+	if strings.Contains(err.Error(), "CRC") || strings.Contains(err.Error(), "Parse") {
+		t.Errorf("the reason holds the library's message: %v", err)
+	}
 	if errors.Is(err, transcribe.ErrUnavailable) {
 		t.Errorf("corrupt data reported as a missing program: %v", err)
 	}
 	_, err = (&Decoder{cfg: Config{DisableFallback: true}}).Decode(context.Background(), p, 16000, false)
-	wantMediaError(t, err, "corrupt FLAC data")
+	wantMediaError(t, err, "could not be decoded as FLAC")
 	pcm, err := (&Decoder{}).Decode(context.Background(), p, 16000, false)
 	if err != nil {
 		t.Fatalf("with ffmpeg fallback: %v", err)
