@@ -88,13 +88,42 @@ type RecognizeOptions struct {
 	// Prompt is free text that conditions engines with Features().Prompt
 	// (the request's prompt parameter); empty for none.
 	Prompt string
+	// Punctuate and FormatText are the request's punctuate and
+	// format_text. An engine that writes text (whisper-class engines give
+	// punctuation, casing and digits) keeps its punctuation when Punctuate
+	// is set and its casing and written numbers when FormatText is set,
+	// and says so in Recognition.Written; otherwise it returns the spoken
+	// form. The zero value asks for the spoken form.
+	Punctuate, FormatText bool
+	// Duration is the length of the audio when the caller knows it (the
+	// Service sets it for RecognizeFile), 0 otherwise. Engines bound the
+	// answers they accept by it (a hostile engine answering millions of
+	// words for two seconds of audio is refused).
+	Duration time.Duration
+}
+
+// Written says which parts of the written form a recognition's words
+// already carry, as the engine wrote them. The formatting stages
+// (transcribe/textfmt) fill in only the parts that are missing: the
+// Punctuator skips words with the engine's Punctuation, Casing skips
+// words with the engine's Casing, ITN skips words with written Numbers.
+// The zero value is a recognizer's spoken form: lowercase words without
+// punctuation and numbers as words.
+type Written struct {
+	Punctuation bool // sentence ends, commas and question marks are the engine's
+	Casing      bool // upper and lower case are the engine's
+	Numbers     bool // numbers, money, e-mail addresses and dates are written (digits, symbols)
 }
 
 // Recognition is the result of recognizing one channel.
 type Recognition struct {
-	// Words are lowercase, unpunctuated recognized words with times in
-	// milliseconds from the start of the given audio.
+	// Words are the recognized words with times in milliseconds from the
+	// start of the given audio: lowercase and unpunctuated (the spoken
+	// form), unless Written says the engine's punctuation, casing or
+	// written numbers were kept.
 	Words []Word
+	// Written says what of the written form Words carry (see Written).
+	Written Written
 	// Model names the engine and model used (speech_model_used).
 	Model string
 	// Language is the language code the engine transcribed ("en", "de"),

@@ -72,7 +72,9 @@ func (s *Service) process(ctx context.Context, j *job) error {
 		t.Fill()
 		return nil
 	}
-	opts := RecognizeOptions{WordBoost: append(append([]string(nil), t.WordBoost...), t.KeytermsPrompt...), Disfluencies: isTrue(t.Disfluencies)}
+	opts := RecognizeOptions{WordBoost: append(append([]string(nil), t.WordBoost...), t.KeytermsPrompt...), Disfluencies: isTrue(t.Disfluencies),
+		Punctuate: t.Punctuate == nil || *t.Punctuate, FormatText: t.FormatText == nil || *t.FormatText,
+		Duration: time.Duration(hi-lo) * time.Second / time.Duration(sp.SampleRate)}
 	if t.BoostParam != nil {
 		opts.BoostParam = string(*t.BoostParam)
 	}
@@ -114,6 +116,7 @@ func (s *Service) process(ctx context.Context, j *job) error {
 		return err
 	}
 	sj := &Job{Transcript: t, OffsetMS: offset, Recognizer: rec, Blobs: s.cfg.Blobs,
+		Written: written(first),
 		Logger: s.log.With("id", t.ID), Now: s.now, spool: sp, from: lo, to: hi}
 	defer func() { j.st.Artifacts = sj.Artifacts }()
 	for _, st := range s.cfg.Stages {
@@ -129,6 +132,14 @@ func (s *Service) process(ctx context.Context, j *job) error {
 	}
 	t.Fill()
 	return nil
+}
+
+// written is what of the written form the engine's words carry.
+func written(r *Recognition) Written {
+	if r == nil {
+		return Written{}
+	}
+	return r.Written
 }
 
 // applyStage runs one stage. A FallibleStage that fails (or panics) marks

@@ -133,10 +133,18 @@ func recognizePieces(ctx context.Context, rec Recognizer, sp *Spool, lo, hi int6
 	rate := int64(sp.SampleRate)
 	var words []Word
 	var first *Recognition
+	// What of the written form the words carry is the engine's way of
+	// writing: take it from the piece with the most words (a piece of
+	// near silence may come back as one bare word).
+	var written Written
+	most := -1
 	for i, r := range results {
 		p := pieces[i]
 		if first == nil || (first.Language == "" && r.Language != "") {
 			first = r
+		}
+		if len(r.Words) > most {
+			most, written = len(r.Words), r.Written
 		}
 		off := p.from * 1000 / rate
 		for _, w := range r.Words {
@@ -151,6 +159,11 @@ func recognizePieces(ctx context.Context, rec Recognizer, sp *Spool, lo, hi int6
 	}
 	if multi {
 		sort.SliceStable(words, func(i, j int) bool { return words[i].Start < words[j].Start })
+	}
+	if first != nil {
+		f := *first
+		f.Written = written
+		first = &f
 	}
 	return words, first, nil
 }

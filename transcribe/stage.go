@@ -28,6 +28,10 @@ type Job struct {
 	// Recognizer is the batch recognizer that produced the words, for stages
 	// that need to re-recognize (for example per-speaker passes).
 	Recognizer Recognizer
+	// Written says what of the written form the recognizer's words carry
+	// (the engine's punctuation, casing, written numbers); the formatting
+	// stages fill in only the rest.
+	Written Written
 	// Blobs is where StoreArtifact writes.
 	Blobs  BlobStore
 	Logger *slog.Logger

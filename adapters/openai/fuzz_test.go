@@ -49,7 +49,7 @@ func FuzzParseResponse(f *testing.F) {
 		if limit < 0 {
 			limit = res.duration
 		}
-		ws := normalizeWords(res.words, english)
+		ws := normalizeWords(res.words, english, false)
 		var prev int64
 		for i, w := range ws {
 			if w.Text == "" || w.Text != strings.ToLower(w.Text) || strings.IndexFunc(w.Text, func(r rune) bool { return unicode.IsPunct(r) && r != '\'' || unicode.IsSpace(r) }) >= 0 {
@@ -105,7 +105,7 @@ func BenchmarkParseResponse(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(normalizeWords(res.words, true)) != 900 {
+		if len(normalizeWords(res.words, true, false)) != 900 {
 			b.Fatal("wrong word count")
 		}
 	}

@@ -27,8 +27,10 @@ type rawWord struct {
 // (ITN) expect from a recognizer and turn back into written form.
 // Non-speech annotations ("[BLANK_AUDIO]", "(music)", "*laughs*", "♪")
 // are dropped. A word that becomes several takes the raw word's time,
-// shared out by length.
-func normalizeWords(raw []rawWord, english bool) []transcribe.Word {
+// shared out by length. With keepPunct the sentence and clause
+// punctuation that ended a raw word ends its last spoken word ("$3.50." ->
+// "three dollars and fifty cents.").
+func normalizeWords(raw []rawWord, english, keepPunct bool) []transcribe.Word {
 	out := make([]transcribe.Word, 0, len(raw))
 	closer := rune(0) // inside an annotation until this rune
 	for i := 0; i < len(raw); i++ {
@@ -60,7 +62,13 @@ func normalizeWords(raw []rawWord, english bool) []transcribe.Word {
 				i++
 			}
 		}
+		n := len(out)
 		out = appendPieces(out, pieces, w)
+		if keepPunct {
+			if p := trailingPunct(t); p != "" && len(out) > 0 && len(out) > n {
+				out[len(out)-1].Text += p
+			}
+		}
 	}
 	// A word split into pieces ("0!0" read as two words) shares its time
 	// among them, so a later piece may start after the next word the

@@ -40,7 +40,7 @@ func TestNormalizeWords(t *testing.T) {
 		{"12345678901234567", "one two three four five six seven eight nine zero one two three four five six seven", true},
 		{"£20 and €3", "twenty pounds and three euros", true},
 	} {
-		got := texts(normalizeWords(raws(c.in), c.english))
+		got := texts(normalizeWords(raws(c.in), c.english, false))
 		if got != c.want {
 			t.Errorf("%q:\n got %q\nwant %q", c.in, got, c.want)
 		}
@@ -51,7 +51,7 @@ func TestNormalizeWords(t *testing.T) {
 // length; a scale word after money joins it.
 func TestNormalizeTimes(t *testing.T) {
 	t.Parallel()
-	ws := normalizeWords([]rawWord{{text: " $5", start: 1000, end: 1400, conf: 0.8}, {text: " million.", start: 1400, end: 2000, conf: 0.6}}, true)
+	ws := normalizeWords([]rawWord{{text: " $5", start: 1000, end: 1400, conf: 0.8}, {text: " million.", start: 1400, end: 2000, conf: 0.6}}, true, false)
 	if texts(ws) != "five million dollars" {
 		t.Fatalf("got %q", texts(ws))
 	}
@@ -83,9 +83,9 @@ func TestNormalizeRoundTrip(t *testing.T) {
 		{"at 10:30", "at 10:30"},
 		{"24/7", "24/7"},
 	} {
-		ws := textfmt.ITN{}.Format(normalizeWords(raws(c.in), true))
+		ws := textfmt.ITN{}.Format(normalizeWords(raws(c.in), true, false))
 		if got := wordsText(ws); got != c.want {
-			t.Errorf("%q -> %q -> %q, want %q", c.in, texts(normalizeWords(raws(c.in), true)), got, c.want)
+			t.Errorf("%q -> %q -> %q, want %q", c.in, texts(normalizeWords(raws(c.in), true, false)), got, c.want)
 		}
 	}
 }

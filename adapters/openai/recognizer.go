@@ -223,18 +223,18 @@ func (r *Recognizer) Recognize(ctx context.Context, audio []int16, opts transcri
 	if best >= 0 && (req.Language == "" || results[best].language == req.Language) {
 		rec.Language, rec.LanguageConfidence = results[best].language, results[best].langConf
 	}
-	r.finish(rec, raw)
+	r.finish(rec, raw, opts)
 	return rec, nil
 }
 
-// finish normalizes the words and fills in the language when the engine is
-// single-language.
-func (r *Recognizer) finish(rec *transcribe.Recognition, raw []rawWord) {
+// finish keeps or normalizes the words (wordsFor) and fills in the
+// language when the engine is single-language.
+func (r *Recognizer) finish(rec *transcribe.Recognition, raw []rawWord, opts transcribe.RecognizeOptions) {
 	if rec.Language == "" && len(r.cfg.Languages) == 1 {
 		rec.Language = LanguageCode(r.cfg.Languages[0])
 	}
 	english := rec.Language == "en" || rec.Language == "" && asciiWords(raw)
-	rec.Words = normalizeWords(raw, english)
+	rec.Words, rec.Written = wordsFor(raw, english, opts.Punctuate, opts.FormatText)
 }
 
 func asciiWords(ws []rawWord) bool {
@@ -322,7 +322,7 @@ func (r *Recognizer) RecognizeFile(ctx context.Context, path string, opts transc
 	if req.Language == "" || res.language == req.Language {
 		rec.Language, rec.LanguageConfidence = res.language, res.langConf
 	}
-	r.finish(rec, res.words)
+	r.finish(rec, res.words, opts)
 	return rec, nil
 }
 

@@ -232,12 +232,28 @@ func extractWords(r *response, limit int64) []rawWord {
 		toks = textTokens(r.Text.s, -1)
 	}
 	words := mergeTokens(toks)
+	if len(r.Words) > 0 || segWords {
+		alignText(words, answerText(r))
+	}
 	placeWords(words, r.Segments, limit)
 	out := make([]rawWord, 0, len(words))
 	for _, w := range words {
 		out = append(out, rawWord{text: w.text, start: w.startMS, end: w.endMS, conf: w.confidence(r.Segments)})
 	}
 	return out
+}
+
+// answerText is the response's text, or its segments' texts joined.
+func answerText(r *response) string {
+	if r.Text.ok && strings.TrimSpace(r.Text.s) != "" {
+		return r.Text.s
+	}
+	var b strings.Builder
+	for _, s := range r.Segments {
+		b.WriteString(s.Text.s)
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
 
 func textTokens(s string, seg int) []token {

@@ -14,8 +14,47 @@ import (
 // Each is enabled by its own parameter, so the whole list can be given to
 // transcribe.Config.Stages (before stages that read the final words, such
 // as redaction and the analyses) and the Service picks what applies.
+//
+// ITN, Punctuator and Casing are wrapped so that they leave alone what the
+// engine already wrote (transcribe.Job.Written): an engine that gave
+// punctuation keeps its sentence ends and question marks, one that gave
+// casing keeps its names and acronyms, one that wrote digits keeps its
+// numbers. See EngineGate.
 func Stages() []transcribe.Stage {
-	return []transcribe.Stage{ITN{}, Punctuator{}, Disfluencies{}, Casing{}, CustomSpelling{}, ProfanityFilter{}}
+	return []transcribe.Stage{
+		EngineGate{ITN{}, func(w transcribe.Written) bool { return w.Numbers }},
+		EngineGate{Punctuator{}, func(w transcribe.Written) bool { return w.Punctuation }},
+		Disfluencies{},
+		EngineGate{Casing{}, func(w transcribe.Written) bool { return w.Casing && w.Punctuation }},
+		CustomSpelling{}, ProfanityFilter{},
+	}
+}
+
+// EngineGate runs Stage unless the engine already did its work: Done
+// reports, from the job's transcribe.Written, that the engine's words
+// carry what the stage would add. It is the rule "keep what the engine
+// gives, fill only what it did not do": ITN is skipped for an engine that
+// wrote numbers, the Punctuator for one that punctuated, Casing for one
+// that cased and punctuated (on an engine that cased its words but gave no
+// punctuation, Casing still raises the sentence starts the Punctuator
+// placed; it only ever raises letters).
+type EngineGate struct {
+	Stage transcribe.Stage
+	Done  func(transcribe.Written) bool
+}
+
+// Name is the wrapped stage's name.
+func (g EngineGate) Name() string { return g.Stage.Name() }
+
+// Enabled is the wrapped stage's.
+func (g EngineGate) Enabled(p *transcribe.TranscriptParams) bool { return g.Stage.Enabled(p) }
+
+// Apply runs the wrapped stage unless the engine already did its work.
+func (g EngineGate) Apply(ctx context.Context, job *transcribe.Job) error {
+	if job != nil && g.Done != nil && g.Done(job.Written) {
+		return ctx.Err()
+	}
+	return g.Stage.Apply(ctx, job)
 }
 
 // Format runs the enabled stages of Stages on words for params p (which
