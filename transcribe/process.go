@@ -115,8 +115,7 @@ func (s *Service) process(ctx context.Context, j *job) error {
 	if err := applyLanguage(t, first, feat); err != nil {
 		return err
 	}
-	sj := &Job{Transcript: t, OffsetMS: offset, Recognizer: rec, Blobs: s.cfg.Blobs,
-		Written: written(first),
+	sj := &Job{Transcript: t, OffsetMS: offset, Recognizer: rec, Blobs: s.cfg.Blobs, Written: written(first),
 		Logger: s.log.With("id", t.ID), Now: s.now, spool: sp, from: lo, to: hi}
 	defer func() { j.st.Artifacts = sj.Artifacts }()
 	for _, st := range s.cfg.Stages {
