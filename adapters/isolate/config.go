@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/earshot-dev/earshot/internal/childenv"
 )
 
 // Defaults of Config.
@@ -53,8 +54,12 @@ type Config struct {
 	// the running binary itself (/proc/self/exe on Linux, which still
 	// names the right file after an upgrade replaced it on disk).
 	Executable string
-	// Env is added to the workers' environment, which is otherwise the
-	// host's. Default none.
+	// Env is added to the workers' environment, which is otherwise
+	// minimal (internal/childenv: PATH, LD_LIBRARY_PATH, HOME, TMPDIR, TZ,
+	// the Go runtime's settings, LANG=C and LC_ALL=C), never the host's:
+	// engines parse untrusted audio and must not hold the server's
+	// secrets. Engines get their settings from EngineConfig; put here only
+	// what an engine's libraries read from the environment. Default none.
 	Env []string
 	// Now is the clock used for idle timing. Default time.Now.
 	Now func() time.Time
@@ -131,15 +136,10 @@ func (c Config) engineJSON() (json.RawMessage, error) {
 	return b, nil
 }
 
-// workerEnv is the host's environment with env added and the worker
-// marker set.
+// workerEnv is the minimal environment of internal/childenv with env
+// added and the worker marker set. Nothing else of the host's environment
+// (API keys, the encryption key, database URLs, S3 and LLM credentials)
+// reaches a worker.
 func (c Config) workerEnv() []string {
-	env := make([]string, 0, len(os.Environ())+len(c.Env)+1)
-	for _, e := range os.Environ() {
-		if !strings.HasPrefix(e, envWorker+"=") {
-			env = append(env, e)
-		}
-	}
-	env = append(env, c.Env...)
-	return append(env, envWorker+"="+protocolVersion)
+	return childenv.Minimal(append(append([]string(nil), c.Env...), envWorker+"="+protocolVersion)...)
 }

@@ -116,7 +116,12 @@
 //   - transcribe.FileRecognizer is not forwarded: it serves engines behind
 //     HTTP that decode media themselves, which need no process isolation.
 //   - Features are asked once, of the first worker, and cached.
-//   - The worker's environment is the host's; Config.Env adds to it.
+//   - The worker's environment is minimal (internal/childenv: PATH,
+//     LD_LIBRARY_PATH, HOME, TMPDIR, TZ, the Go runtime's settings,
+//     LANG=C, LC_ALL=C), not the host's, so that an engine parsing hostile
+//     audio holds none of the server's secrets (EARSHOT_API_KEYS, the
+//     encryption key, database and S3 credentials); Config.Env adds to it.
+//     Engines are configured through EngineConfig, not the environment.
 //   - Only Unix systems are supported (file descriptor passing, process
 //     groups); New fails elsewhere.
 //
