@@ -29,7 +29,8 @@ const (
 // Classifier scores text against the 698 categories of the IAB Content
 // Taxonomy 2.0. It is immutable once built and safe for concurrent use.
 type Classifier struct {
-	p *profiles
+	p  *profiles
+	fm *familyModel // nil: keyword profiles alone (the baseline)
 }
 
 var (
@@ -54,7 +55,12 @@ func Default() (*Classifier, error) {
 			defaultErr = err
 			return
 		}
-		defaultC = &Classifier{p: p}
+		fm, err := loadFamilyModel(tx)
+		if err != nil {
+			defaultErr = err
+			return
+		}
+		defaultC = &Classifier{p: p, fm: fm}
 	})
 	return defaultC, defaultErr
 }
@@ -187,5 +193,75 @@ func (c *Classifier) ClassifyStems(stems []string, max int, minRel float64) []tr
 	if max <= 0 {
 		max = DefaultMaxLabels
 	}
-	return c.rank(c.evidence(stems), max, minRel)
+	s := c.evidence(stems)
+	if c.fm != nil {
+		if p, known := c.fm.familyShares(stems, s); known {
+			return c.rankCombined(s, p, max, minRel)
+		}
+	}
+	return c.rank(s, max, minRel)
+}
+
+// keywordsOnly returns the classifier without its family model: the
+// keyword profiles alone, the baseline the tests measure against.
+func (c *Classifier) keywordsOnly() *Classifier { return &Classifier{p: c.p} }
+
+// rankCombined ranks labels by the keyword evidence s and the family
+// model's class probabilities p (see doc.go, "How labels are scored"): a
+// label backed by keywords gets the geometric mean of its keyword
+// relevance and its family's probability; every family the model finds
+// likely also offers its tier-1 category (the one its keywords favour
+// among a class's members) at tierOneShare × its probability.
+func (c *Classifier) rankCombined(s scores, p []float64, max int, minRel float64) []transcribe.TopicLabel {
+	nodes := c.p.tx.nodes
+	rel := map[int]float64{}
+	for i, n := range nodes {
+		if s.own[i] <= 0 {
+			continue
+		}
+		path := s.own[i]
+		for a := n.parent; a >= 0; a = nodes[a].parent {
+			if nodes[a].parent < 0 {
+				path += rootShare * s.own[a]
+			} else {
+				path += s.own[a]
+			}
+		}
+		kw := 1 - math.Exp(-(familyShare*s.family[i]+(1-familyShare)*path)/relevanceScale)
+		rel[i] = combined(kw, p[c.fm.classOf[i]])
+	}
+	for k, pk := range p {
+		best := -1
+		for _, l := range c.fm.m.Members[k] {
+			i := c.p.tx.index[l]
+			if best < 0 || s.family[i] > s.family[best] {
+				best = i
+			}
+		}
+		if r := tierOneShare * pk; best >= 0 && r > rel[best] {
+			rel[best] = r
+		}
+	}
+	type cand struct {
+		node int
+		rel  float64
+	}
+	cs := make([]cand, 0, len(rel))
+	for i, r := range rel {
+		cs = append(cs, cand{i, math.Round(r*1e4) / 1e4})
+	}
+	sort.Slice(cs, func(a, b int) bool {
+		if cs[a].rel != cs[b].rel {
+			return cs[a].rel > cs[b].rel
+		}
+		return cs[a].node < cs[b].node
+	})
+	out := []transcribe.TopicLabel{}
+	for _, x := range cs {
+		if len(out) >= max || x.rel < minRel || x.rel <= 0 {
+			break
+		}
+		out = append(out, transcribe.TopicLabel{Label: nodes[x.node].label, Relevance: x.rel})
+	}
+	return out
 }

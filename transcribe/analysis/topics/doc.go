@@ -46,28 +46,67 @@
 // family ranks first, and a stray keyword of another family does not.
 // Relevance is 1 − exp(−score/4).
 //
-// This is a hand-built, transparent classifier rather than a trained
-// model: no model for the 698 IAB categories ships as a Go module or runs
-// offline without weights, and a labelled corpus for training one is not
-// available here. The profiles were written from the vocabulary of each
-// category, then checked on a development set (testdata/dev.txt).
+// # Family model
+//
+// Keywords alone mistake stray words for topics (a news interview's
+// "foot" and "sexual" gave Foot Health and Sexual Health). A family
+// model decides which tier-1 families a text is about: multinomial naive
+// Bayes over the Features of its stems (package topics/nb; add-0.3
+// smoothing, uniform priors), over 23 classes (the 29 tier-1 categories,
+// with Movies, Music, Television, Pop Culture, Books and Fine Art as one
+// "Entertainment" class and Medical Health with Healthy Living as one
+// "Health" class; package topicdata). It is trained on public labelled
+// news mapped to those classes (package topicdata names the sets, their
+// splits and licences: the BBC News set, and the News Category Dataset
+// of HuffPost headlines, CC BY 4.0) plus one document per tier-1
+// category made of its keyword profile, so the categories news sets lack
+// (Pets, Automotive, Careers...) have a voice. The class probabilities
+// are
+//
+//	softmax((ll_k + 3 × E_k) / (1 + n/8))
+//
+// with ll_k the model's log-likelihood of class k, E_k the keyword
+// evidence of its families and n the known features: the model decides
+// long stories, the keywords weigh more in a short paragraph. A label
+// backed by keywords then gets relevance √(keyword relevance × its
+// class's probability), and each class offers the tier-1 category its
+// keywords favour at half its probability; with no word known to the
+// model the keyword ranking alone is used.
+//
+// The model (data/model.nb.gz, 118 kB, 16,361 features) is trained by
+// go run ./internal/cmd/traintopics -bbc <bbc folder> -huffpost
+// <News_Category_Dataset_v3.json> (its constants were chosen on the dev
+// parts; the test parts are never trained or tuned on), which also
+// writes data/model.sha256. TestModelChecksum checks that the shipped
+// model matches that checksum, loads and knows every class.
 //
 // # Measured quality
 //
-// The target is the right tier-1 category on the first label for at least
-// 80% of paragraphs. TestTestSetReference and TestTestSetRecognized print
-// the figures (go test -run TestTestSet -v ./transcribe/analysis/topics/):
+// On public news no one here wrote, mapped to IAB tier-1, next to the
+// keyword profiles alone (the classifier before the family model) in
+// the same run (go test -v -run 'BBC|HuffPost'
+// ./transcribe/analysis/topics/, with EARSHOT_BBC_DIR set for BBC):
 //
-//	set                                   paragraphs  categories  right tier-1 first
-//	dev (reference text, tuned on)        35          27          100%
-//	test (reference text, held out)       52          27          94.2%
-//	test (flite + pocketsphinx, held out) 52          27          84.6% (word error rate 16.3%)
+//	set (fixed test part)               docs  tier-1 top-1      off-tier-1 label ≥ 0.5
+//	                                          ours  keywords    ours  keywords
+//	BBC News (5 classes, articles)       444  96.6%  74.8%       5.0%  82.2%
+//	HuffPost News Category (headlines)   931  75.0%  45.0%      18.5%  36.7%
 //
-// The test set was written after the profiles were tuned on the dev set
-// and is never tuned on (its first measurement, 96.2%, was taken before
-// subcategories inherited part of their tier-1 category's evidence, a
-// change made for a unit test of label specificity). Recognition errors bound what any classifier can
-// do on recognized speech; that test asserts a regression floor of 75%.
+// Targets: 90% and at most 10%. BBC meets both. HuffPost misses both
+// (by 15 and 8.5 points): its texts are one headline and one sentence,
+// its classes are fuzzier (CRIME, WORLD NEWS, U.S. NEWS and POLITICS
+// all map to NewsAndPolitics; COMEDY to Entertainment) and the training
+// copy is small for most classes (38 TECH, 24 TRAVEL records). The
+// committed sample (testdata/huffpost-test.tsv, CC BY 4.0) is checked
+// in CI with floors of 72% and 23%; the BBC text may not be committed,
+// so TestBBCNews skips without EARSHOT_BBC_DIR.
+//
+// The in-repo sets, written here (reference text; "right tier-1
+// first"): dev 100% (35), held-out test 84.6% (52; 94.2% with keywords
+// alone). The held-out test set is everyday speech about pets, careers,
+// shopping and hobbies, which the news-trained model pulls towards
+// technology, business and sports: 10 points worse there is the price of
+// 22 points better on news.
 //
 // # Cost
 //

@@ -1,0 +1,116 @@
+package topics
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/earshot-dev/earshot/transcribe/analysis/topics/nb"
+)
+
+// The family model: naive Bayes over word stems, trained by
+// internal/cmd/traintopics (see doc.go, "Family model").
+var (
+	//go:embed data/model.nb.gz
+	modelFile []byte
+	//go:embed data/model.sha256
+	modelSum string
+)
+
+// ModelChecksum is the SHA-256 recorded for the shipped model
+// (data/model.sha256, written by the training command with the model).
+func ModelChecksum() string { f, _, _ := strings.Cut(strings.TrimSpace(modelSum), " "); return f }
+
+// familyModel is the family model with each taxonomy node's class.
+type familyModel struct {
+	m       *nb.Model
+	classOf []int // by node index: the class of its tier-1 category, -1 if none
+}
+
+func loadFamilyModel(tx *taxonomy) (*familyModel, error) {
+	if got, want := nb.Checksum(modelFile), ModelChecksum(); got != want {
+		return nil, fmt.Errorf("topics: data/model.nb.gz has SHA-256 %s, data/model.sha256 records %s", got, want)
+	}
+	m, err := nb.Read(bytes.NewReader(modelFile))
+	if err != nil {
+		return nil, fmt.Errorf("topics: data/model.nb.gz: %w", err)
+	}
+	byLabel := map[string]int{}
+	for i, ms := range m.Members {
+		for _, l := range ms {
+			if _, ok := tx.index[l]; !ok || strings.Contains(l, ">") {
+				return nil, fmt.Errorf("topics: model class %s: %q is not a tier-1 category", m.Classes[i], l)
+			}
+			byLabel[l] = i
+		}
+	}
+	fm := &familyModel{m: m, classOf: make([]int, len(tx.nodes))}
+	for i, n := range tx.nodes {
+		c, ok := byLabel[tx.nodes[n.root].label]
+		if !ok {
+			return nil, fmt.Errorf("topics: no model class for %s", tx.nodes[n.root].label)
+		}
+		fm.classOf[i] = c
+	}
+	return fm, nil
+}
+
+// familyShares returns the probability of each class given the stems
+// and their keyword evidence s, and whether any stem was known to the
+// model: softmax((ll_k + keywordWeight × E_k) / (1 + n/Tempering)),
+// with ll_k the model's log-likelihood of class k, E_k the keyword
+// evidence of its families and n the known features. The model knows news
+// vocabulary from thousands of articles, the keyword profiles know the
+// vocabulary of the categories news sets lack (pets, cars, careers); the
+// model's evidence grows with every word and the keywords' with the log
+// of their counts, so the model decides long news stories and the
+// keywords weigh more in a short paragraph.
+func (fm *familyModel) familyShares(stems []string, s scores) ([]float64, bool) {
+	ll, n := fm.m.LogLikelihoods(Features(stems))
+	if n == 0 {
+		return nil, false
+	}
+	for i, x := range s.own {
+		ll[fm.classOf[i]] += keywordWeight * x
+	}
+	t := 1.0
+	if fm.m.Tempering > 0 {
+		t += float64(n) / fm.m.Tempering
+	}
+	best := math.Inf(-1)
+	for _, x := range ll {
+		best = max(best, x)
+	}
+	sum := 0.0
+	p := make([]float64, len(ll))
+	for k, x := range ll {
+		p[k] = math.Exp((x - best) / t)
+		sum += p[k]
+	}
+	for k := range p {
+		p[k] /= sum
+	}
+	return p, true
+}
+
+// keywordWeight scales the keyword evidence of a class against the
+// family model's log-likelihood (chosen on the dev parts and
+// testdata/dev.txt).
+var keywordWeight = 3.0
+
+// Combining the family model with the keyword profiles (see doc.go).
+const (
+	// tierOneShare is the relevance of a tier-1 category that the
+	// family model alone gives: its family's probability times this, so
+	// that a subcategory the keywords back well ranks above it.
+	tierOneShare = 0.5
+)
+
+// combined returns a label's relevance from its keyword relevance kw
+// and its family's probability p: their geometric mean, so that a
+// keyword match in a family the model rules out stays weak ("foot" in a
+// news interview), and strong keywords in the family the model favours
+// rank first.
+func combined(kw, p float64) float64 { return math.Sqrt(kw * p) }
