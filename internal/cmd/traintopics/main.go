@@ -38,7 +38,7 @@ const (
 	alpha         = 0.3 // Lidstone smoothing
 	tempering     = 8   // features at which log-likelihoods are halved
 	minCount      = 2   // a feature must occur this often to be kept
-	profileWeight = 10   // count of a keyword-profile term in its document
+	profileWeight = 10  // count of a keyword-profile term in its document
 )
 
 func main() {
