@@ -8,6 +8,11 @@
 //     PendingStage ({} while queued) and FallibleStage ("status":
 //     "unavailable" when it fails) that fills
 //     Transcript.IABCategoriesResult when iab_categories is true.
+//   - CustomStage (also in Stages) fills Transcript.CustomTopicsResults
+//     (custom_topics_results) when custom_topics is true: the relevance
+//     of each requested topic per paragraph and a summary, in the shape
+//     of iab_categories_result (see CustomStage for the scoring);
+//     Classifier.DetectCustom computes it.
 //   - Default returns the Classifier built from the embedded data;
 //     Classifier.Classify labels a text, Classifier.Detect a transcript,
 //     Classifier.Labels lists the 698 labels.

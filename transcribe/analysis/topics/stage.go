@@ -48,8 +48,11 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Stages returns the topic detection stage, for transcribe/pipeline.
-func Stages(opts Options) []transcribe.Stage { return []transcribe.Stage{Stage{Options: opts}} }
+// Stages returns the topic detection stages, for transcribe/pipeline:
+// Stage (iab_categories) and CustomStage (custom_topics with topics).
+func Stages(opts Options) []transcribe.Stage {
+	return []transcribe.Stage{Stage{Options: opts}, CustomStage{Options: opts}}
+}
 
 // Stage fills Transcript.IABCategoriesResult (iab_categories): one result
 // per paragraph of GET /v2/transcript/{id}/paragraphs with its labels and
