@@ -43,11 +43,20 @@
 //
 // Small local models wrap answers in preambles, code fences, Markdown
 // and reasoning blocks; Summarize removes <think> blocks, fences, a
-// "Here is ...:" line and bold marks, then shapes the answer: "- " bullet
-// lines (from "-", "*", "•" or numbered lists), a gist of at most ten
-// words without quotes or final period, a headline on one line, a
-// paragraph on one line. Chapter reads the JSON object even when it is
-// fenced or surrounded by text. Reasoning that servers return in separate
+// "Here is ...:" line, then makes the answer plain text: HTML script and
+// style elements, comments and tags are removed (a list item becomes a
+// "- " line), Markdown links and images keep only their text, code,
+// bold and underline marks go, and so do control characters (other than
+// newline and tab) and bidirectional overrides; '#' stays, since hash
+// redaction writes it. It then shapes the answer: "- " bullet lines (from
+// "-", "*", "•" or numbered lists; at most 10, or 16 for bullets_verbose,
+// else ErrUnusable), a gist of at most ten words without quotes or final
+// period, a headline on one line, a paragraph on one line. Chapter reads
+// the JSON object even when it is fenced or surrounded by text, and makes
+// each of its three strings plain text on one line. The summary stages
+// check the result again (length against the text sent and the type,
+// plain text) and redact it when the transcript is redacted: see package
+// summary. Reasoning that servers return in separate
 // fields (llama-server's "reasoning_content", Ollama's "reasoning") is
 // ignored.
 //
@@ -66,7 +75,10 @@
 // refused, timeout, 503 while loading, 500 from a crashed runner, 400
 // context overflow, 404 unknown model, HTML from a proxy, empty choices,
 // null content, a body cut off mid-JSON, an oversized body, truncation at
-// max_tokens, unusable answers and a cancelled context.
+// max_tokens, unusable answers and a cancelled context. Hostile answers
+// (hostile_test.go) are replayed through the stages: 5,001 bullets, pages
+// of text, HTML with scripts, Markdown links, terminal escapes and
+// names, numbers and addresses the model wrote itself.
 //
 // This client is written by hand on net/http: the official openai-go SDK
 // pulls in a large dependency tree for one POST, and the compatible

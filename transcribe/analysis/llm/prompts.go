@@ -90,7 +90,7 @@ var (
 )
 
 // clean removes what models wrap answers in: a reasoning block, a code
-// fence, a preamble line ending in a colon, Markdown emphasis.
+// fence, a preamble line ending in a colon, and markup (see plain).
 func clean(s string) string {
 	s = strings.TrimSpace(thinkBlock.ReplaceAllString(s, ""))
 	if m := fence.FindStringSubmatch(s); m != nil {
@@ -100,9 +100,7 @@ func clean(s string) string {
 	if len(lines) > 1 && preamble.MatchString(strings.TrimSpace(lines[0])) {
 		lines = lines[1:]
 	}
-	s = strings.Join(lines, "\n")
-	s = strings.ReplaceAll(s, "**", "")
-	return strings.TrimSpace(s)
+	return strings.TrimSpace(plain(strings.Join(lines, "\n")))
 }
 
 // tidy shapes an answer as the summary type requires.
@@ -120,6 +118,9 @@ func tidy(typ transcribe.SummaryType, s string) (string, error) {
 		}
 		if len(out) == 0 {
 			return "", fmt.Errorf("%w: no bullet lines in %q", ErrUnusable, short(s))
+		}
+		if most := maxBullets[typ]; len(out) > most {
+			return "", fmt.Errorf("%w: %d bullet lines (at most %d)", ErrUnusable, len(out), most)
 		}
 		return strings.Join(out, "\n"), nil
 	case transcribe.SummaryGist:
@@ -178,10 +179,11 @@ func parseChapter(s string) (summary.ChapterText, error) {
 	if err := json.Unmarshal([]byte(s), &v); err != nil {
 		return summary.ChapterText{}, fmt.Errorf("%w: chapter is not a JSON object: %v", ErrUnusable, err)
 	}
+	one := func(s string) string { return strings.Join(strings.Fields(plain(s)), " ") }
 	ct := summary.ChapterText{
-		Gist:     strings.TrimRight(strings.TrimSpace(v.Gist), "."),
-		Headline: strings.TrimSpace(v.Headline),
-		Summary:  strings.Join(strings.Fields(v.Summary), " "),
+		Gist:     strings.TrimRight(one(v.Gist), "."),
+		Headline: one(v.Headline),
+		Summary:  one(v.Summary),
 	}
 	if ct.Gist == "" || ct.Headline == "" || ct.Summary == "" {
 		return summary.ChapterText{}, fmt.Errorf("%w: chapter lacks gist, headline or summary", ErrUnusable)
@@ -192,3 +194,7 @@ func parseChapter(s string) (summary.ChapterText, error) {
 // maxGistWords is the longest generated gist accepted (the prompt asks
 // for at most six words).
 const maxGistWords = 10
+
+// maxBullets is the most bullet lines accepted (the prompt asks for 3 to
+// 7, and 5 to 12 verbose): an answer of pages is refused, not stored.
+var maxBullets = map[transcribe.SummaryType]int{transcribe.SummaryBullets: 10, transcribe.SummaryBulletsVerbose: 16}

@@ -109,8 +109,18 @@
 // With Options.Generator set, the stages send the transcript text to it
 // (one sentence per line with its speaker, condensed to the most central
 // sentences beyond Options.MaxGeneratorChars) and use its answer when it
-// is usable (not empty; bullets as "- " lines; chapters with all three
-// texts). On any failure (the server refused, timed out, answered 5xx or
+// is usable: not empty; bullets as "- " lines; chapters with all three
+// texts; plain text (no HTML tags, Markdown links, code or bold marks, no
+// control characters other than newline and tab, no bidirectional
+// overrides); at most 10 bullets of 400 characters and 3,000 in all (16,
+// 600 and 6,000 for bullets_verbose), a gist of ten words and 100
+// characters, a headline of 300, a paragraph of 2,000, chapter texts of
+// 100, 300 and 1,500; and never more than 200 characters longer than the
+// text sent. With redact_pii on, the answer then goes through the same
+// redaction as the words (package pii's detector, the transcript's
+// redact_pii_policies and redact_pii_sub), line by line: the model only
+// saw redacted text, but may write a name or number of its own. On any
+// failure or refused answer (the server refused, timed out, answered 5xx or
 // something malformed) they log it and write the extractive result; after
 // one failed chapter the rest of that transcript's chapters are extractive
 // without asking again. A cancelled job is not a failure to fall back

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/earshot-dev/earshot/transcribe"
 )
@@ -137,9 +138,13 @@ func (s SummaryStage) Apply(ctx context.Context, job *transcribe.Job) error {
 	o := s.Options.withDefaults()
 	out := ""
 	if o.Generator != nil && x.Len() > 0 {
-		g, err := o.Generator.Summarize(ctx, Request{Text: x.promptText(o.MaxGeneratorChars), Type: typ, Model: model})
+		in := x.promptText(o.MaxGeneratorChars)
+		g, err := o.Generator.Summarize(ctx, Request{Text: in, Type: typ, Model: model})
 		if err == nil {
-			g, err = checkGenerated(typ, g)
+			g, err = checkGenerated(typ, g, utf8.RuneCountInString(in))
+		}
+		if err == nil {
+			g = redactGenerated(t, g)
 		}
 		if err == nil {
 			out = g
@@ -204,9 +209,13 @@ func (s ChaptersStage) Apply(ctx context.Context, job *transcribe.Job) error {
 		ch := transcribe.Chapter{Start: sub.sents[0].Start, End: sub.sents[sub.Len()-1].End}
 		done := false
 		if gen != nil {
-			ct, err := gen.Chapter(ctx, Request{Text: sub.promptText(o.MaxGeneratorChars)})
+			in := sub.promptText(o.MaxGeneratorChars)
+			ct, err := gen.Chapter(ctx, Request{Text: in})
 			if err == nil {
-				ct, err = checkChapter(ct)
+				ct, err = checkChapter(ct, utf8.RuneCountInString(in))
+			}
+			if err == nil {
+				ct = ChapterText{redactGenerated(t, ct.Gist), redactGenerated(t, ct.Headline), redactGenerated(t, ct.Summary)}
 			}
 			if err == nil {
 				ch.Gist, ch.Headline, ch.Summary = ct.Gist, ct.Headline, ct.Summary
@@ -286,36 +295,6 @@ func (x *Text) promptText(limit int) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-// checkGenerated checks and tidies a Generator's summary: no empty
-// answer, and bullets as "- " lines.
-func checkGenerated(typ transcribe.SummaryType, s string) (string, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "", fmt.Errorf("%w: empty", ErrGenerated)
-	}
-	if typ == transcribe.SummaryBullets || typ == transcribe.SummaryBulletsVerbose {
-		var lines []string
-		for _, l := range strings.Split(s, "\n") {
-			if l = strings.TrimSpace(l); strings.HasPrefix(l, "- ") && len(l) > 2 {
-				lines = append(lines, l)
-			}
-		}
-		if len(lines) == 0 {
-			return "", fmt.Errorf("%w: no \"- \" bullet lines", ErrGenerated)
-		}
-		s = strings.Join(lines, "\n")
-	}
-	return s, nil
-}
-
-func checkChapter(c ChapterText) (ChapterText, error) {
-	c.Gist, c.Headline, c.Summary = strings.TrimSpace(c.Gist), strings.TrimSpace(c.Headline), strings.TrimSpace(c.Summary)
-	if c.Gist == "" || c.Headline == "" || c.Summary == "" {
-		return c, fmt.Errorf("%w: chapter with an empty gist, headline or summary", ErrGenerated)
-	}
-	return c, nil
 }
 
 func logger(job *transcribe.Job) *slog.Logger {
