@@ -88,7 +88,7 @@ func listCommand() *command {
 						return fmt.Errorf("the server's JSON: %w", err)
 					}
 					b.WriteByte('\n')
-					_, err = c.stdout.Write(b.Bytes())
+					_, err = c.stdout.Write(safeJSON(b.Bytes()))
 					return err
 				}
 				page, err := cl.sdk.Transcripts.List(ctx, params)
@@ -106,7 +106,11 @@ func listCommand() *command {
 					if t.Status == aai.TranscriptStatusError && t.Error != nil {
 						audio += "  (" + aai.ToString(t.Error) + ")"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", aai.ToString(t.ID), t.Status, created, audio)
+					cells := []string{aai.ToString(t.ID), string(t.Status), created, audio}
+					for i := range cells {
+						cells[i] = escapeText(cells[i], false)
+					}
+					fmt.Fprintln(tw, strings.Join(cells, "\t"))
 				}
 				if err := tw.Flush(); err != nil {
 					return err
@@ -124,7 +128,7 @@ func listCommand() *command {
 					if *status != "" {
 						next += " --status " + *status
 					}
-					fmt.Fprintf(c.stderr, "earshot: older transcripts: %s\n", next)
+					fmt.Fprintf(c.stderr, "earshot: older transcripts: %s\n", escapeText(next, false))
 				}
 				return nil
 			}

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -109,10 +108,8 @@ func (c *cli) stream(ctx context.Context, file string, conn *connOptions, o *str
 	if isMediaURL(file) {
 		return usageErrorf("stream reads a local FILE; for a URL use earshot transcribe %s", file)
 	}
-	if st, err := os.Stat(file); err != nil {
-		return usageErrorf("%s: %v", file, unwrapPath(err))
-	} else if st.IsDir() {
-		return usageErrorf("%s: is a directory, not a media file", file)
+	if _, err := checkInput(file); err != nil {
+		return err
 	}
 	dec, err := media.NewDecoder(media.Config{})
 	if err != nil {
@@ -327,7 +324,7 @@ func (p *streamPrinter) partial(t aai.PartialTranscript) {
 		p.writeJSON(t)
 		return
 	}
-	fmt.Fprint(p.w, "\r"+p.partialLine(t.Text)+"\033[K")
+	fmt.Fprint(p.w, "\r"+p.partialLine(escapeText(t.Text, false))+"\033[K")
 	p.showing = true
 }
 
@@ -342,7 +339,7 @@ func (p *streamPrinter) final(t aai.FinalTranscript) {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.showing = false
 	}
-	fmt.Fprintln(p.w, t.Text)
+	fmt.Fprintln(p.w, escapeText(t.Text, false))
 }
 
 // end clears a partial left on the line.
@@ -358,6 +355,6 @@ func (p *streamPrinter) end() {
 func (p *streamPrinter) writeJSON(v any) {
 	b, err := json.Marshal(v)
 	if err == nil {
-		p.w.Write(append(b, '\n'))
+		p.w.Write(append(safeJSON(b), '\n'))
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -66,18 +65,11 @@ func (c *cli) transcribe(ctx context.Context, src string, conn *connOptions, par
 		if src == "-" {
 			in = c.stdin
 		} else {
-			f, err := os.Open(src)
+			f, st, err := openInput(src)
 			if err != nil {
-				return usageErrorf("%s: %v", src, unwrapPath(err))
+				return err
 			}
 			defer f.Close()
-			st, err := f.Stat()
-			if err != nil {
-				return usageErrorf("%s: %v", src, unwrapPath(err))
-			}
-			if st.IsDir() {
-				return usageErrorf("%s: is a directory, not a media file", src)
-			}
 			if st.Size() == 0 {
 				return usageErrorf("%s: is empty", src)
 			}
@@ -118,7 +110,7 @@ func (c *cli) transcribe(ctx context.Context, src string, conn *connOptions, par
 	id := aai.ToString(tr.ID)
 	if noWait {
 		prog.Printf("submitted transcript %s (%s)", id, tr.Status)
-		_, err := fmt.Fprintln(c.stdout, id)
+		_, err := fmt.Fprintln(c.stdout, escapeText(id, false))
 		return err
 	}
 	tr, err = c.wait(ctx, cl, tr, prog)

@@ -22,6 +22,31 @@
 // result as --format text, json, srt, vtt, sentences or paragraphs
 // (--chars-per-caption N for subtitles) to stdout or -o FILE.
 //
+// # Untrusted server output
+//
+// What a server sends is printed as text, never as terminal control: in
+// every human-readable output (text, sentences, paragraphs, srt, vtt, the
+// list table, stream lines, progress and error messages, on a terminal or
+// not, to stdout or -o FILE) C0 control characters other than newline and
+// tab (and a carriage return before a newline, which SRT and VTT may use),
+// DEL, C1 controls, bidirectional marks, overrides and isolates, U+2028,
+// U+2029 and bytes that are not UTF-8 are written escaped ("\x1b",
+// "\u202e", "\xff"); in one-line messages and table cells newlines and
+// tabs are escaped too. JSON output (--format json, list --format json,
+// stream --format json) is the server's JSON with DEL, C1, bidirectional
+// characters and U+2028/U+2029 written as \u escapes (JSON already
+// escapes C0), so it decodes to the same values.
+//
+// -o FILE never writes through a symbolic link: a FILE that is a link, a
+// directory, a named pipe or a device is refused (exit code 2). The output
+// is written to a new file in FILE's directory that then replaces FILE,
+// so a failed write leaves an old FILE as it was; it has mode 0600 (owner
+// only) unless --output-mode MODE (octal, such as 0644) asks otherwise,
+// also when FILE existed with another mode. A FILE to read (transcribe,
+// stream) must be a regular file, or a link to one: a named pipe, a device
+// or a directory is refused before it is opened (exit code 2); pipe data
+// to transcribe as standard input with "-" instead.
+//
 // # Servers
 //
 // EARSHOT_URL (or --url) is the server's origin and EARSHOT_KEY (or --key)
@@ -51,7 +76,7 @@
 //
 //	0    success
 //	1    the transcript ended in error, the server answered with an error, or another failure
-//	2    usage error: unknown command or flag, bad parameter value, unreadable input file
+//	2    usage error: unknown command or flag, bad parameter value, unreadable or non-regular input file, -o FILE a link or not a regular file
 //	3    authentication error: the server refused the API key or temporary token
 //	4    not found: no such transcript (or one of another project)
 //	5    the server cannot be reached, or the in-process server cannot start

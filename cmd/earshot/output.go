@@ -7,9 +7,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	aai "github.com/AssemblyAI/assemblyai-go-sdk"
@@ -23,7 +25,14 @@ type outputOptions struct {
 	format          string
 	charsPerCaption int
 	out             string
+	mode            string
+	perm            os.FileMode
 }
+
+// defaultOutputMode is the permission of a file written with -o: the
+// transcript is readable by its owner only unless --output-mode says
+// otherwise.
+const defaultOutputMode = "0600"
 
 func addOutputFlags(fs *flag.FlagSet) *outputOptions {
 	o := &outputOptions{}
@@ -31,6 +40,7 @@ func addOutputFlags(fs *flag.FlagSet) *outputOptions {
 	fs.IntVar(&o.charsPerCaption, "chars-per-caption", 0, "longest caption line, in characters, for srt and vtt (`N`; 0: the server's choice)")
 	fs.StringVar(&o.out, "output", "", "write the output to `FILE` instead of standard output")
 	fs.StringVar(&o.out, "o", "", "the same as --output")
+	fs.StringVar(&o.mode, "output-mode", defaultOutputMode, "permissions of the file written with --output, in octal (`MODE`; 0644 lets others read it)")
 	return o
 }
 
@@ -44,9 +54,14 @@ func (o *outputOptions) check() error {
 	if o.charsPerCaption > 0 && o.format != "srt" && o.format != "vtt" {
 		return usageErrorf("--chars-per-caption applies only to --format srt or vtt")
 	}
-	if o.out != "" {
-		if st, err := os.Stat(o.out); err == nil && st.IsDir() {
-			return usageErrorf("-o %s: is a directory", o.out)
+	perm, err := strconv.ParseUint(o.mode, 8, 32)
+	if err != nil || perm > 0o777 {
+		return usageErrorf("--output-mode %q: must be octal permissions from 0000 to 0777, such as 0600 or 0644", o.mode)
+	}
+	o.perm = os.FileMode(perm)
+	if o.out != "" && o.out != "-" {
+		if err := checkOutput(o.out); err != nil {
+			return err
 		}
 		if st, err := os.Stat(filepath.Dir(o.out)); err != nil || !st.IsDir() {
 			return usageErrorf("-o %s: no such directory %s", o.out, filepath.Dir(o.out))
@@ -73,6 +88,7 @@ func (cl *client) render(ctx context.Context, tr aai.Transcript, o *outputOption
 			return nil, fmt.Errorf("the server's JSON: %w", err)
 		}
 		b.WriteByte('\n')
+		return safeJSON(b.Bytes()), nil
 	case "srt", "vtt":
 		var opts *aai.TranscriptGetSubtitlesOptions
 		if o.charsPerCaption > 0 {
@@ -111,7 +127,7 @@ func (cl *client) render(ctx context.Context, tr aai.Transcript, o *outputOption
 			b.WriteString(text + "\n")
 		}
 	}
-	return b.Bytes(), nil
+	return []byte(escapeText(b.String(), true)), nil
 }
 
 // speakerPrefix is "Speaker A: " for diarized transcripts, "Channel 1: "
@@ -126,14 +142,56 @@ func speakerPrefix(speaker, channel *string, tr aai.Transcript) string {
 	return ""
 }
 
-// write writes data to o.out, or to stdout.
+// write writes data to o.out, or to stdout. A file is written whole to a
+// new file beside it (mode o.perm) that then replaces o.out, so that a
+// symbolic link put at o.out is replaced, never followed, and a failed
+// write leaves the old file as it was.
 func (c *cli) write(o *outputOptions, data []byte) error {
 	if o.out == "" || o.out == "-" {
 		_, err := c.stdout.Write(data)
 		return err
 	}
-	if err := os.WriteFile(o.out, data, 0o644); err != nil {
+	if err := checkOutput(o.out); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(o.out), "."+filepath.Base(o.out)+".*.tmp")
+	if err != nil {
 		return fmt.Errorf("writing %s: %w", o.out, unwrapPath(err))
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(o.perm)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, o.out)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", o.out, unwrapPath(err))
+	}
+	return nil
+}
+
+// checkOutput refuses an output path that is a symbolic link (writing
+// through it would write wherever it points) or anything but a regular
+// file.
+func checkOutput(path string) error {
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return usageErrorf("-o %s: %v", path, unwrapPath(err))
+	case st.Mode()&fs.ModeSymlink != 0:
+		return usageErrorf("-o %s: is a symbolic link; earshot does not write through links (remove it or give the file it points to)", path)
+	case st.IsDir():
+		return usageErrorf("-o %s: is a directory", path)
+	case !st.Mode().IsRegular():
+		return usageErrorf("-o %s: is not a regular file", path)
 	}
 	return nil
 }

@@ -39,7 +39,7 @@ func (p *progress) Printf(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clearLocked()
-	fmt.Fprintf(p.w, "earshot: "+format+"\n", args...)
+	fmt.Fprintf(p.w, "earshot: %s\n", escapeText(fmt.Sprintf(format, args...), false))
 }
 
 // clearLocked erases the live line so that other output can be written.
@@ -105,6 +105,7 @@ func (p *progress) Live(render func(now time.Time) string) (stop func(final stri
 }
 
 func (p *progress) drawLocked(line string) {
+	line = escapeText(line, false)
 	if max := p.width - 1; max > 0 && len([]rune(line)) > max {
 		line = string([]rune(line)[:max])
 	}

@@ -30,7 +30,7 @@ const (
 const exitCodesHelp = `Exit codes:
   0    success
   1    the transcript ended in error, the server answered with an error, or another failure
-  2    usage error: unknown command or flag, bad parameter value, unreadable input file
+  2    usage error: unknown command or flag, bad parameter value, unreadable or non-regular input file, -o FILE a link or not a regular file
   3    authentication error: the server refused the API key or temporary token
   4    not found: no such transcript (or one of another project)
   5    the server cannot be reached, or the in-process server cannot start
@@ -353,6 +353,9 @@ POST /v2/transcript has a flag: booleans take --flag or --flag=false, lists
 take comma-separated values (repeat the flag to add more), objects take JSON
 (or @FILE to read it from a file). Progress goes to stderr (a bar on a
 terminal, plain lines otherwise); the result goes to stdout or -o FILE.
+FILE must be a regular file (not a named pipe or device). -o never writes
+through a symbolic link and writes mode 0600 unless --output-mode says
+otherwise. Control characters the server sends are printed escaped.
 `,
 	"stream": `Decodes FILE (any format the server accepts) to 16 kHz mono PCM and sends
 it through the real-time WebSocket API in 100 ms chunks at real time
@@ -407,6 +410,7 @@ func (c *cli) report(err error) int {
 	}
 	code, msg := classify(err)
 	msg = strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " ")
+	msg = escapeText(msg, false)
 	fmt.Fprintf(c.stderr, "earshot: %s\n", msg)
 	return code
 }
