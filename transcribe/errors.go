@@ -3,6 +3,8 @@ package transcribe
 import (
 	"errors"
 	"fmt"
+
+	"github.com/earshot-dev/earshot/transcribe/queue"
 )
 
 // Sentinel errors. Adapters wrap them (fmt.Errorf("...: %w", ErrNotFound));
@@ -24,7 +26,7 @@ var (
 	// ErrTooLarge: an upload or media file exceeds a configured cap.
 	ErrTooLarge = errors.New("transcribe: too large")
 	// ErrLeaseLost: the job's lease was taken over by another worker.
-	ErrLeaseLost = errors.New("transcribe: lease lost")
+	ErrLeaseLost = queue.ErrLeaseLost
 	// ErrUnavailable: a required engine (library, model, program) is missing.
 	ErrUnavailable = errors.New("transcribe: engine unavailable")
 	// ErrEngineCrashed: the speech engine's process died while it held this

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/earshot-dev/earshot/transcribe/queue"
 )
 
 // janitorBatch is how many uploads one store query returns.
@@ -14,21 +16,10 @@ const janitorBatch = 100
 // the record.
 const attachGrace = 5 * time.Minute
 
-// janitor sweeps uploads every UploadSweepInterval, starting at once.
-func (s *Service) janitor() {
-	defer s.wg.Done()
-	ctx, cancel := s.stopping()
-	defer cancel()
-	tick := time.NewTicker(s.cfg.UploadSweepInterval)
-	defer tick.Stop()
-	for {
-		s.sweepUploads(ctx)
-		select {
-		case <-s.stop:
-			return
-		case <-tick.C:
-		}
-	}
+// janitor sweeps uploads every UploadSweepInterval, starting at once,
+// until ctx (the Service's Runner) ends.
+func (s *Service) janitor(ctx context.Context) {
+	queue.Every(ctx, s.cfg.UploadSweepInterval, func(ctx context.Context) { s.sweepUploads(ctx) })
 }
 
 // sweepUploads deletes (blob and record) every upload that

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/earshot-dev/earshot/transcribe/netguard"
+	"github.com/earshot-dev/earshot/transcribe/queue"
 )
 
 // Config configures a Service. Zero values mean the documented default;
@@ -136,12 +137,11 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 
-	wake     chan struct{}
-	stop     chan struct{}
-	wg       sync.WaitGroup
-	startMu  sync.Mutex
-	started  bool
-	stopOnce sync.Once
+	// jobs is the Store's job queue; run works it (and runs the janitor).
+	jobs    queue.Queue[*Record]
+	run     *queue.Runner[*Record]
+	startMu sync.Mutex
+	started bool
 }
 
 // NewService checks cfg and returns a Service. Call Start to run workers.
@@ -211,10 +211,12 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.WorkerID == "" {
 		cfg.WorkerID = uuid.NewString()
 	}
-	return &Service{
+	s := &Service{
 		cfg: cfg, cipher: c, engines: engs, ownTemp: ownTemp, log: cfg.Logger, now: cfg.Now,
-		wake: make(chan struct{}, 1), stop: make(chan struct{}),
-	}, nil
+		jobs: JobQueue(cfg.Store),
+	}
+	s.run = s.newRunner()
+	return s, nil
 }
 
 // Workers returns how many jobs this Service runs at once (0 for an
@@ -235,48 +237,21 @@ func (s *Service) Start() {
 	if s.ownTemp {
 		s.removeStaleTemp()
 	}
-	for i := 0; i < s.cfg.Workers; i++ {
-		s.wg.Add(1)
-		go s.worker(fmt.Sprintf("%s/%d", s.cfg.WorkerID, i))
-	}
-	s.wg.Add(1)
-	go s.janitor()
+	s.run.Start()
 }
 
 // Close stops the workers, waiting for running jobs to finish or for ctx to
 // end. Jobs cut off by ctx are picked up again after their lease expires.
 func (s *Service) Close(ctx context.Context) error {
-	s.stopOnce.Do(func() { close(s.stop) })
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	s.startMu.Lock()
+	s.started = true // no Start after Close
+	s.startMu.Unlock()
+	s.run.Stop()
+	return s.run.Wait(ctx)
 }
 
 // signal wakes an idle worker of this process.
-func (s *Service) signal() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-// stopping returns a context cancelled when Close is called.
-func (s *Service) stopping() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		select {
-		case <-s.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, cancel
-}
+func (s *Service) signal() { s.run.Wake() }
 
 // JobEventKind says which moment of a claim a JobEvent reports.
 type JobEventKind string

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"time"
+
+	"github.com/earshot-dev/earshot/transcribe/queue"
 )
 
 // Record is what a Store keeps for one transcript. The Service seals the
@@ -60,19 +62,12 @@ type ListQuery struct {
 	IncludeDeleted bool
 }
 
-// Claim identifies a worker claiming work at Now for Lease.
-type Claim struct {
-	Owner string
-	Now   time.Time
-	Lease time.Duration
-}
+// Claim identifies a worker claiming work at Now for Lease (the leased
+// queue's claim, shared with webhook deliveries).
+type Claim = queue.Claim
 
 // Lease moves the lease of record ID, held by Owner, to Until.
-type Lease struct {
-	ID    string
-	Owner string
-	Until time.Time
-}
+type Lease = queue.Lease
 
 // Store persists transcript records and hands out jobs. Methods are safe
 // for concurrent use by several goroutines and, for shared databases,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"time"
+
+	"github.com/earshot-dev/earshot/transcribe/queue"
 )
 
 // Attempt rules (README "Jobs and crashes"):
@@ -22,37 +24,33 @@ const (
 	maxInterruptions = 10
 )
 
-// worker claims and runs jobs until Close.
-func (s *Service) worker(owner string) {
-	defer s.wg.Done()
-	ctx, cancel := s.stopping()
-	defer cancel()
-	for {
-		rec, err := s.cfg.Store.ClaimJob(ctx, Claim{Owner: owner, Now: s.now(), Lease: s.cfg.Lease})
-		switch {
-		case err == nil:
-			if !s.runJob(ctx, owner, rec) {
-				s.log.Warn("the speech engine is closed; this worker stops", "worker", owner)
-				return
+// newRunner returns the Runner of the Service's workers: Workers workers
+// claiming from the Store's job queue, and the janitor beside them.
+func (s *Service) newRunner() *queue.Runner[*Record] {
+	return queue.NewRunner(queue.Config[*Record]{
+		Queue:        s.jobs,
+		Handle:       s.runJob,
+		ID:           func(r *Record) string { return r.ID },
+		Workers:      s.cfg.Workers,
+		Owner:        func(i int) string { return fmt.Sprintf("%s/%d", s.cfg.WorkerID, i) },
+		Lease:        s.cfg.Lease,
+		PollInterval: s.cfg.PollInterval,
+		Now:          s.now,
+		OnError: func(id string, err error) {
+			if id == "" {
+				s.log.Error("claiming job", "err", err)
+			} else {
+				s.log.Warn("extending lease", "id", id, "err", err)
 			}
-			continue
-		case errors.Is(err, ErrNoJob):
-		case ctx.Err() != nil:
-			return
-		default:
-			s.log.Error("claiming job", "err", err)
-		}
-		select {
-		case <-s.stop:
-			return
-		case <-s.wake:
-		case <-time.After(s.cfg.PollInterval):
-		}
-	}
+		},
+		Background: []func(context.Context){s.janitor},
+	})
 }
 
-// runJob processes one claimed record and stores its outcome. It returns
-// false when the worker must stop (the engine was closed under it).
+// runJob processes one claimed record and stores its outcome. ctx ends
+// when the Service closes, or with cause ErrLeaseLost when the job's
+// lease is lost (the Runner extends it meanwhile). It returns false when
+// the worker must stop (the engine was closed under it).
 func (s *Service) runJob(ctx context.Context, owner string, rec *Record) bool {
 	log := s.log.With("id", rec.ID)
 	// The claim made queued → processing (or took over a processing job
@@ -82,13 +80,10 @@ func (s *Service) runJob(ctx context.Context, owner string, rec *Record) bool {
 		}
 		return true
 	}
-	jobCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	go s.heartbeat(jobCtx, cancel, rec.ID, owner)
 	start := s.now()
 	log.Info("processing", "claim", rec.Claims, "engine_crashes", rec.Failures)
-	perr := s.processSafely(jobCtx, j)
-	if cause := context.Cause(jobCtx); errors.Is(cause, ErrLeaseLost) {
+	perr := s.processSafely(ctx, j)
+	if cause := context.Cause(ctx); errors.Is(cause, ErrLeaseLost) {
 		log.Warn("job lost its lease (deleted or taken over); result discarded")
 		w.set(JobLost)
 		s.dropArtifacts(context.WithoutCancel(ctx), t.ID, j.st.Artifacts)
@@ -100,6 +95,9 @@ func (s *Service) runJob(ctx context.Context, owner string, rec *Record) bool {
 		log.Info("job interrupted by shutdown; it will be resumed")
 		s.dropArtifacts(context.WithoutCancel(ctx), t.ID, j.st.Artifacts)
 		s.release(context.WithoutCancel(ctx), owner, rec)
+		if closed {
+			log.Warn("the speech engine is closed; this worker stops", "worker", owner)
+		}
 		return !closed
 	}
 	if errors.Is(perr, ErrEngineCrashed) {
@@ -123,37 +121,11 @@ func (s *Service) runJob(ctx context.Context, owner string, rec *Record) bool {
 	return true
 }
 
-// heartbeat extends the job's lease every Lease/3 and cancels the job with
-// ErrLeaseLost when the lease is gone (the transcript was deleted or
-// another worker took it over).
-func (s *Service) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, id, owner string) {
-	tick := time.NewTicker(s.cfg.Lease / 3)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			if err := s.cfg.Store.ExtendLease(ctx, Lease{ID: id, Owner: owner, Until: s.now().Add(s.cfg.Lease)}); err != nil {
-				if errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrNotFound) {
-					cancel(ErrLeaseLost)
-					return
-				}
-				s.log.Warn("extending lease", "id", id, "err", err)
-			}
-		}
-	}
-}
-
-// release gives a claimed job back: still processing, with an expired
-// lease, so the next ClaimJob of any process takes it.
+// release gives a claimed job back: still processing, claimable by the
+// next ClaimJob of any process at once. The record is written as it is
+// (Failures counts an engine crash).
 func (s *Service) release(ctx context.Context, owner string, rec *Record) {
-	rec.LeaseOwner, rec.LeaseUntil = owner, s.now().Add(-time.Millisecond)
-	err := s.cfg.Store.ExtendLease(ctx, Lease{ID: rec.ID, Owner: owner, Until: rec.LeaseUntil})
-	if err == nil && rec.Failures > 0 {
-		err = s.cfg.Store.Update(ctx, rec)
-	}
-	if err != nil {
+	if err := s.jobs.RetryAt(ctx, rec, owner, s.now()); err != nil {
 		s.log.Warn("releasing job", "id", rec.ID, "err", err)
 	}
 }
@@ -166,8 +138,8 @@ func (s *Service) fail(ctx context.Context, owner string, rec *Record) {
 		s.log.Error("failing unreadable job", "id", rec.ID, "err", err)
 		return
 	}
-	rec.Completed, rec.LeaseOwner, rec.LeaseUntil = s.utcNow(), owner, time.Time{}
-	if err := s.cfg.Store.Update(ctx, rec); err != nil {
+	rec.Completed = s.utcNow()
+	if err := s.jobs.Complete(ctx, rec, owner); err != nil {
 		s.log.Error("storing failed job", "id", rec.ID, "err", err)
 	}
 }
@@ -219,8 +191,7 @@ func (s *Service) finish(ctx context.Context, owner string, j *job, perr error) 
 		s.log.Error("sealing result", "id", t.ID, "err", err)
 		return false
 	}
-	rec.LeaseOwner, rec.LeaseUntil = owner, time.Time{}
-	if err := s.cfg.Store.Update(ctx, rec); err != nil {
+	if err := s.jobs.Complete(ctx, rec, owner); err != nil {
 		if errors.Is(err, ErrLeaseLost) {
 			s.log.Warn("job lost its lease before storing; result discarded", "id", t.ID)
 		} else {

@@ -11,13 +11,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/netguard"
+	"github.com/earshot-dev/earshot/transcribe/queue"
 )
 
 // UserAgent is the default User-Agent of webhook requests.
@@ -157,12 +157,10 @@ type Notifier struct {
 	client *http.Client
 	now    func() time.Time
 	log    *slog.Logger
-	wake   chan struct{}
-
-	mu      sync.Mutex
-	cancel  context.CancelFunc
-	done    chan struct{}
-	started bool
+	// queue is Config.Queue as a leased queue; run dispatches from it
+	// (and purges beside).
+	queue queue.Queue[*Delivery]
+	run   *queue.Runner[*Delivery]
 }
 
 var _ transcribe.Notifier = (*Notifier)(nil)
@@ -200,7 +198,7 @@ func New(cfg Config) (*Notifier, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = UserAgent
 	}
-	n := &Notifier{cfg: cfg, cipher: cipher, policy: cfg.Policy.withDefaults(), client: cfg.Client, now: cfg.Now, log: cfg.Logger, wake: make(chan struct{}, 1)}
+	n := &Notifier{cfg: cfg, cipher: cipher, policy: cfg.Policy.withDefaults(), client: cfg.Client, now: cfg.Now, log: cfg.Logger}
 	if n.client == nil {
 		n.client = netguard.Client(netguard.Options{AllowPrivate: cfg.AllowPrivate, Timeout: cfg.Timeout, MaxRedirects: -1})
 	}
@@ -210,6 +208,30 @@ func New(cfg Config) (*Notifier, error) {
 	if n.log == nil {
 		n.log = slog.Default()
 	}
+	n.queue = DeliveryQueue(cfg.Queue, n.now)
+	n.run = queue.NewRunner(queue.Config[*Delivery]{
+		Queue: n.queue,
+		// An attempt in flight is finished (within Timeout) even when the
+		// dispatcher stops, so a shutdown does not repeat it later.
+		Handle: func(ctx context.Context, _ string, d *Delivery) bool {
+			n.attempt(context.WithoutCancel(ctx), d)
+			return true
+		},
+		ID:           func(d *Delivery) string { return d.ID },
+		Workers:      cfg.Concurrency,
+		Owner:        func(int) string { return cfg.Owner },
+		Lease:        cfg.Lease,
+		PollInterval: cfg.PollInterval,
+		Now:          n.now,
+		OnError: func(id string, err error) {
+			if id == "" {
+				n.log.Error("webhook: claiming a delivery", "err", err)
+			} else {
+				n.log.Warn("webhook: extending a delivery's lease", "delivery", id, "err", err)
+			}
+		},
+		Background: []func(context.Context){n.purger},
+	})
 	return n, nil
 }
 
@@ -339,115 +361,40 @@ func (n *Notifier) Notify(ctx context.Context, note transcribe.Notification) err
 	return nil
 }
 
-func (n *Notifier) poke() {
-	select {
-	case n.wake <- struct{}{}:
-	default:
-	}
-}
+func (n *Notifier) poke() { n.run.Wake() }
 
 // Run dispatches deliveries until ctx is done: Concurrency workers claim
 // due deliveries from the store and attempt them, and sleep PollInterval
-// (or until Notify wakes them) when none is due. When ctx is done, Run
-// lets the attempts in flight finish (each is bounded by Timeout), stores
+// (or until Notify wakes them) when none is due; a claimed delivery's
+// lease is extended while its attempt runs. When ctx is done, Run lets
+// the attempts in flight finish (each is bounded by Timeout), stores
 // their outcome and returns nil; deliveries not yet attempted stay in the
 // store for the next dispatcher.
-func (n *Notifier) Run(ctx context.Context) error {
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		n.purger(ctx)
-	}()
-	for i := 0; i < n.cfg.Concurrency; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			n.worker(ctx)
-		}()
-	}
-	wg.Wait()
-	return nil
-}
+func (n *Notifier) Run(ctx context.Context) error { return n.run.Run(ctx) }
 
 // purger deletes finished deliveries older than KeepDone, every
 // PurgeInterval, starting at once.
 func (n *Notifier) purger(ctx context.Context) {
-	tick := time.NewTicker(n.cfg.PurgeInterval)
-	defer tick.Stop()
-	for {
+	queue.Every(ctx, n.cfg.PurgeInterval, func(ctx context.Context) {
 		if k, err := n.cfg.Queue.PurgeDeliveries(ctx, n.now().Add(-n.cfg.KeepDone), 1000); err != nil && ctx.Err() == nil {
 			n.log.Warn("webhook: purging finished deliveries", "err", err)
 		} else if k > 0 {
 			n.log.Info("webhook: finished deliveries purged", "count", k)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-func (n *Notifier) worker(ctx context.Context) {
-	timer := time.NewTimer(n.cfg.PollInterval)
-	defer timer.Stop()
-	for ctx.Err() == nil {
-		d, err := n.cfg.Queue.ClaimDelivery(ctx, Claim{Owner: n.cfg.Owner, Now: n.now(), Lease: n.cfg.Lease})
-		if err == nil {
-			n.poke() // there may be more: let an idle worker look too
-			// An attempt in flight is finished (within Timeout) even when
-			// ctx is cancelled, so a shutdown does not repeat it later.
-			n.attempt(context.WithoutCancel(ctx), d)
-			continue
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		if !errors.Is(err, ErrNoDelivery) {
-			n.log.Error("webhook: claiming a delivery", "err", err)
-		}
-		timer.Reset(n.cfg.PollInterval) // Go 1.23+ timers: no stale tick survives Reset
-		select {
-		case <-ctx.Done():
-			return
-		case <-n.wake:
-		case <-timer.C:
-		}
-	}
+	})
 }
 
 // Start runs Run in the background until Close. Calling it twice, or after
 // Close, does nothing.
-func (n *Notifier) Start() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.started {
-		return
-	}
-	n.started = true
-	ctx, cancel := context.WithCancel(context.Background())
-	n.cancel = cancel
-	n.done = make(chan struct{})
-	go func() {
-		defer close(n.done)
-		n.Run(ctx)
-	}()
-}
+func (n *Notifier) Start() { n.run.Start() }
 
 // Close stops the dispatcher started by Start, waits for the attempts in
 // flight (each is bounded by Timeout) and closes the idle connections of
 // the default Client. Pending deliveries stay in the store. It does not
 // close the Store. Start after Close does nothing.
 func (n *Notifier) Close() error {
-	n.mu.Lock()
-	n.started = true // no Start after Close
-	cancel, done := n.cancel, n.done
-	n.mu.Unlock()
-	if cancel != nil {
-		cancel()
-		<-done
-	}
+	n.run.Stop()
+	n.run.Wait(context.Background())
 	if n.cfg.Client == nil {
 		n.client.CloseIdleConnections() // our own client: free its pooled connections
 	}
@@ -460,21 +407,8 @@ func (n *Notifier) Close() error {
 // ctx is not counted: the delivery is left in the store, due at once. It is for tests with a fake clock
 // and for tools that flush deliveries without a running dispatcher.
 func (n *Notifier) DeliverDue(ctx context.Context) (int, error) {
-	count := 0
-	for {
-		d, err := n.cfg.Queue.ClaimDelivery(ctx, Claim{Owner: n.cfg.Owner, Now: n.now(), Lease: n.cfg.Lease})
-		if errors.Is(err, ErrNoDelivery) {
-			return count, nil
-		}
-		if err != nil {
-			return count, err
-		}
-		n.attempt(ctx, d)
-		count++
-		if err := ctx.Err(); err != nil {
-			return count, err
-		}
-	}
+	claim := func() Claim { return Claim{Owner: n.cfg.Owner, Now: n.now(), Lease: n.cfg.Lease} }
+	return queue.Drain(ctx, n.queue, claim, n.attempt)
 }
 
 // redact drops the query, fragment and user info of a URL for logs.
@@ -530,8 +464,7 @@ func (n *Notifier) attempt(ctx context.Context, d *Delivery) {
 	if err != nil && ctx.Err() != nil {
 		// Shutting down: leave the delivery for the next dispatcher.
 		log.Info("webhook: attempt interrupted by shutdown; will be retried", "err", errText(err))
-		d.LeaseOwner, d.LeaseUntil = n.cfg.Owner, n.released()
-		if uerr := n.cfg.Queue.UpdateDelivery(bg, d); uerr != nil {
+		if uerr := n.queue.RetryAt(bg, d, n.cfg.Owner, d.NextAttempt); uerr != nil {
 			log.Warn("webhook: releasing delivery", "err", uerr)
 		}
 		return
@@ -581,26 +514,21 @@ func (n *Notifier) observe(e AttemptEvent) {
 	}
 }
 
-// released is the LeaseUntil that gives a delivery's lease back: already
-// expired, so the delivery can be claimed again as soon as it is due. The
-// owner stays set so UpdateDelivery still checks that we held the lease.
-func (n *Notifier) released() time.Time { return n.now().Add(-time.Second) }
-
 // storeTimeout bounds the storing of one attempt's outcome.
 const storeTimeout = 10 * time.Second
 
 // finish stores d's outcome and releases its lease. A finished delivery's
 // NextAttempt becomes the time it finished, which PurgeDeliveries goes by.
 func (n *Notifier) finish(ctx context.Context, log *slog.Logger, d *Delivery, done bool) {
+	var err error
 	if done {
 		ctx2, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 		defer cancel()
-		ctx = ctx2
-		d.NextAttempt = n.now()
+		err = n.queue.Complete(ctx2, d, n.cfg.Owner)
+	} else {
+		err = n.queue.RetryAt(ctx, d, n.cfg.Owner, d.NextAttempt)
 	}
-	d.Done = done
-	d.LeaseOwner, d.LeaseUntil = n.cfg.Owner, n.released()
-	if err := n.cfg.Queue.UpdateDelivery(ctx, d); err != nil {
+	if err != nil {
 		if errors.Is(err, transcribe.ErrLeaseLost) {
 			log.Warn("webhook: delivery lease was taken over before the outcome was stored", "err", err)
 			return

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/queue/queuetest"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
 	"github.com/earshot-dev/earshot/webhook"
 	"github.com/earshot-dev/earshot/webhook/webhooktest"
@@ -18,6 +19,11 @@ func TestConformance(t *testing.T) {
 	})
 	t.Run("Queue", func(t *testing.T) {
 		webhooktest.RunQueueTests(t, func(t *testing.T) webhook.Queue { return New() })
+	})
+	t.Run("LeasedQueue", func(t *testing.T) {
+		queuetest.Run(t,
+			transcribetest.JobQueue(func(t *testing.T) transcribe.Store { return New() }),
+			webhooktest.DeliveryQueue(func(t *testing.T) webhook.Queue { return New() }))
 	})
 	t.Run("BlobStore", func(t *testing.T) {
 		transcribetest.RunBlobStoreTests(t, func(t *testing.T) transcribe.BlobStore { return NewBlobStore() })

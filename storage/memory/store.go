@@ -131,7 +131,7 @@ func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
 		return fmt.Errorf("memory: transcript %s: %w", r.ID, transcribe.ErrNotFound)
 	}
 	if r.LeaseOwner != "" && cur.LeaseOwner != r.LeaseOwner {
-		return fmt.Errorf("memory: transcript %s is leased by %q, not %q: %w", r.ID, cur.LeaseOwner, r.LeaseOwner, transcribe.ErrLeaseLost)
+		return lost("transcript", r.ID, cur.LeaseOwner, r.LeaseOwner)
 	}
 	c := cloneRecord(r)
 	// Update changes the record in place so that order keeps pointing at it.
@@ -230,48 +230,40 @@ func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe
 	return out, nil
 }
 
-// ClaimJob implements transcribe.Store: the oldest (lowest Seq) record that
-// is queued, or processing with LeaseUntil before now, and not deleted.
+// jobs is the job queue among the records: the oldest (lowest Seq) record
+// that is queued, or processing with LeaseUntil before now, and not
+// deleted. A claim makes it processing and counts the claim.
+var jobs = &table[transcribe.Record]{
+	what:  "transcript",
+	empty: transcribe.ErrNoJob,
+	get: func(s *Store, id string) (*transcribe.Record, bool) {
+		r, ok := s.records[id]
+		return r, ok
+	},
+	first: func(s *Store, now time.Time) *transcribe.Record {
+		for _, r := range s.order {
+			if !r.Deleted && (r.Status == transcribe.StatusQueued || (r.Status == transcribe.StatusProcessing && r.LeaseUntil.Before(now))) {
+				return r
+			}
+		}
+		return nil
+	},
+	lease: func(r *transcribe.Record) (*string, *time.Time) { return &r.LeaseOwner, &r.LeaseUntil },
+	claimed: func(r *transcribe.Record) {
+		r.Status = transcribe.StatusProcessing
+		r.Claims++
+	},
+	clone: cloneRecord,
+}
+
+// ClaimJob implements transcribe.Store.
 func (s *Store) ClaimJob(ctx context.Context, c transcribe.Claim) (*transcribe.Record, error) {
-	owner, now, lease := c.Owner, c.Now, c.Lease
-	if owner == "" {
-		return nil, errors.New("memory: ClaimJob: owner is empty")
-	}
-	if err := s.lock(ctx); err != nil {
-		return nil, err
-	}
-	defer s.mu.Unlock()
-	for _, r := range s.order {
-		if r.Deleted {
-			continue
-		}
-		if r.Status == transcribe.StatusQueued || (r.Status == transcribe.StatusProcessing && r.LeaseUntil.Before(now)) {
-			r.Status = transcribe.StatusProcessing
-			r.LeaseOwner = owner
-			r.LeaseUntil = utc(now.Add(lease))
-			r.Claims++
-			return cloneRecord(r), nil
-		}
-	}
-	return nil, fmt.Errorf("memory: %w", transcribe.ErrNoJob)
+	return claim(ctx, s, jobs, c)
 }
 
 // ExtendLease implements transcribe.Store.
 func (s *Store) ExtendLease(ctx context.Context, l transcribe.Lease) error {
-	id, owner, until := l.ID, l.Owner, l.Until
-	if err := s.lock(ctx); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	r, ok := s.records[id]
-	if !ok {
-		return fmt.Errorf("memory: transcript %s: %w", id, transcribe.ErrNotFound)
-	}
-	if owner == "" || r.LeaseOwner != owner {
-		return fmt.Errorf("memory: transcript %s is leased by %q, not %q: %w", id, r.LeaseOwner, owner, transcribe.ErrLeaseLost)
-	}
-	r.LeaseUntil = utc(until)
-	return nil
+	return extend(ctx, s, jobs, l)
 }
 
 // CreateUpload implements transcribe.UploadStore; an id already present gives
@@ -379,36 +371,40 @@ func (s *Store) AddDelivery(ctx context.Context, d *webhook.Delivery) error {
 	return nil
 }
 
-// ClaimDelivery implements webhook.Queue: the not-done delivery with the
-// earliest NextAttempt at or before now whose lease is free (no owner) or
-// expired (LeaseUntil before now); ties go to the smaller id.
+// deliveries is the queue of webhook deliveries: the not-done delivery
+// with the earliest NextAttempt at or before now whose lease is free (no
+// owner) or expired (LeaseUntil before now); ties go to the smaller id.
+var deliveries = &table[webhook.Delivery]{
+	what:  "delivery",
+	empty: webhook.ErrNoDelivery,
+	get: func(s *Store, id string) (*webhook.Delivery, bool) {
+		d, ok := s.deliveries[id]
+		return d, ok
+	},
+	first: func(s *Store, now time.Time) *webhook.Delivery {
+		var best *webhook.Delivery
+		for _, d := range s.deliveries {
+			if d.Done || d.NextAttempt.After(now) || (d.LeaseOwner != "" && !d.LeaseUntil.Before(now)) {
+				continue
+			}
+			if best == nil || d.NextAttempt.Before(best.NextAttempt) || (d.NextAttempt.Equal(best.NextAttempt) && d.ID < best.ID) {
+				best = d
+			}
+		}
+		return best
+	},
+	lease: func(d *webhook.Delivery) (*string, *time.Time) { return &d.LeaseOwner, &d.LeaseUntil },
+	clone: cloneDelivery,
+}
+
+// ClaimDelivery implements webhook.Queue.
 func (s *Store) ClaimDelivery(ctx context.Context, c webhook.Claim) (*webhook.Delivery, error) {
-	owner, now, lease := c.Owner, c.Now, c.Lease
-	if owner == "" {
-		return nil, errors.New("memory: ClaimDelivery: owner is empty")
-	}
-	if err := s.lock(ctx); err != nil {
-		return nil, err
-	}
-	defer s.mu.Unlock()
-	var best *webhook.Delivery
-	for _, d := range s.deliveries {
-		if d.Done || d.NextAttempt.After(now) {
-			continue
-		}
-		if d.LeaseOwner != "" && !d.LeaseUntil.Before(now) {
-			continue
-		}
-		if best == nil || d.NextAttempt.Before(best.NextAttempt) || (d.NextAttempt.Equal(best.NextAttempt) && d.ID < best.ID) {
-			best = d
-		}
-	}
-	if best == nil {
-		return nil, fmt.Errorf("memory: %w", webhook.ErrNoDelivery)
-	}
-	best.LeaseOwner = owner
-	best.LeaseUntil = utc(now.Add(lease))
-	return cloneDelivery(best), nil
+	return claim(ctx, s, deliveries, c)
+}
+
+// ExtendDelivery implements webhook.Queue.
+func (s *Store) ExtendDelivery(ctx context.Context, l transcribe.Lease) error {
+	return extend(ctx, s, deliveries, l)
 }
 
 // UpdateDelivery implements webhook.Queue.
@@ -425,7 +421,7 @@ func (s *Store) UpdateDelivery(ctx context.Context, d *webhook.Delivery) error {
 		return fmt.Errorf("memory: delivery %s: %w", d.ID, transcribe.ErrNotFound)
 	}
 	if cur.LeaseOwner != d.LeaseOwner {
-		return fmt.Errorf("memory: delivery %s is leased by %q, not %q: %w", d.ID, cur.LeaseOwner, d.LeaseOwner, transcribe.ErrLeaseLost)
+		return lost("delivery", d.ID, cur.LeaseOwner, d.LeaseOwner)
 	}
 	c := cloneDelivery(d)
 	c.TranscriptID = cur.TranscriptID

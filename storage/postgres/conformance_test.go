@@ -7,6 +7,7 @@ import (
 
 	"github.com/earshot-dev/earshot/internal/testservices"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/queue/queuetest"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
 	"github.com/earshot-dev/earshot/webhook"
 	"github.com/earshot-dev/earshot/webhook/webhooktest"
@@ -51,5 +52,10 @@ func TestConformance(t *testing.T) {
 	})
 	t.Run("Queue", func(t *testing.T) {
 		webhooktest.RunQueueTests(t, func(t *testing.T) webhook.Queue { return fresh(t) })
+	})
+	t.Run("LeasedQueue", func(t *testing.T) {
+		queuetest.Run(t,
+			transcribetest.JobQueue(func(t *testing.T) transcribe.Store { return fresh(t) }),
+			webhooktest.DeliveryQueue(func(t *testing.T) webhook.Queue { return fresh(t) }))
 	})
 }

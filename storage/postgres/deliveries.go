@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -68,43 +67,27 @@ func (s *Store) AddDelivery(ctx context.Context, d *webhook.Delivery) error {
 	return nil
 }
 
-// claimDeliverySQL locks the due delivery with the earliest NextAttempt
-// (ties: smaller id) whose lease is free or expired, skipping rows other
-// dispatchers hold locked, and leases it in the same statement; the scan
-// reads the partial index deliveries_pending in its order.
-const claimDeliverySQL = `WITH pick AS (
-		SELECT id FROM deliveries
-		WHERE NOT done AND next_attempt <= $3 AND (lease_owner = '' OR lease_until < $3)
-		ORDER BY next_attempt, id
-		LIMIT 1
-		FOR UPDATE SKIP LOCKED)
-	UPDATE deliveries SET lease_owner = $1, lease_until = $2
-	WHERE id = (SELECT id FROM pick)
-	RETURNING ` + deliveryCols
+// deliveries is the queue of webhook deliveries: the due delivery with
+// the earliest NextAttempt (ties: smaller id) whose lease is free or
+// expired; the scan reads the partial index deliveries_pending in its
+// order.
+var deliveries = &table{
+	name:  "deliveries",
+	what:  "delivery",
+	empty: webhook.ErrNoDelivery,
+	claim: claimSQL("deliveries", "id",
+		`NOT done AND next_attempt <= $3 AND (lease_owner = '' OR lease_until < $3)`,
+		`next_attempt, id`, "", deliveryCols),
+}
 
-// ClaimDelivery implements webhook.Queue, atomically like ClaimJob.
+// ClaimDelivery implements webhook.Queue.
 func (s *Store) ClaimDelivery(ctx context.Context, c webhook.Claim) (*webhook.Delivery, error) {
-	if c.Owner == "" {
-		return nil, errors.New("postgres: ClaimDelivery: owner is empty")
-	}
-	if err := checkText("Claim.Owner", c.Owner); err != nil {
-		return nil, err
-	}
-	now, until, err := leaseWindow(c.Now, c.Lease)
-	if err != nil {
-		return nil, err
-	}
-	if s.closed.Load() {
-		return nil, errClosed("ClaimDelivery")
-	}
-	d, err := readDelivery(s.pool.QueryRow(ctx, claimDeliverySQL, c.Owner, until, now))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("postgres: %w", webhook.ErrNoDelivery)
-	}
-	if err != nil {
-		return nil, s.fail("claiming a delivery", err)
-	}
-	return d, nil
+	return claim(ctx, s, deliveries, c, readDelivery)
+}
+
+// ExtendDelivery implements webhook.Queue. An absent id is ErrNotFound.
+func (s *Store) ExtendDelivery(ctx context.Context, l transcribe.Lease) error {
+	return s.extend(ctx, deliveries, l)
 }
 
 // UpdateDelivery implements webhook.Queue: the owner check and the write

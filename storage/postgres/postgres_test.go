@@ -52,7 +52,7 @@ func mustCreate(t testing.TB, s *Store, rs ...*transcribe.Record) {
 // partial index of migration 1); they must be the core's.
 func TestStatusLiterals(t *testing.T) {
 	if transcribe.StatusQueued != "queued" || transcribe.StatusProcessing != "processing" {
-		t.Fatalf("status names changed (%q, %q): update claimJobSQL and add a migration rebuilding transcripts_claimable",
+		t.Fatalf("status names changed (%q, %q): update the jobs table's claim and add a migration rebuilding transcripts_claimable",
 			transcribe.StatusQueued, transcribe.StatusProcessing)
 	}
 }
@@ -485,6 +485,7 @@ func TestAfterClose(t *testing.T) {
 	_, calls["ListUploads"] = s.ListUploads(ctx, transcribe.UploadQuery{})
 	calls["AddDelivery"] = s.AddDelivery(ctx, &webhook.Delivery{ID: "d", NextAttempt: t0})
 	_, calls["ClaimDelivery"] = s.ClaimDelivery(ctx, webhook.Claim{Owner: "w", Now: t0})
+	calls["ExtendDelivery"] = s.ExtendDelivery(ctx, transcribe.Lease{ID: "d", Owner: "w", Until: t0})
 	calls["UpdateDelivery"] = s.UpdateDelivery(ctx, &webhook.Delivery{ID: "d"})
 	_, calls["PurgeDeliveries"] = s.PurgeDeliveries(ctx, t0, 0)
 	for name, err := range calls {
@@ -603,8 +604,8 @@ func TestPlans(t *testing.T) {
 		name, sql, index string
 		args             []any
 	}{
-		{"ClaimJob", claimJobSQL, "transcripts_claimable", []any{"w", bound(t0), bound(t0)}},
-		{"ClaimDelivery", claimDeliverySQL, "deliveries_pending", []any{"w", bound(t0), bound(t0)}},
+		{"ClaimJob", jobs.claim, "transcripts_claimable", []any{"w", bound(t0), bound(t0)}},
+		{"ClaimDelivery", deliveries.claim, "deliveries_pending", []any{"w", bound(t0), bound(t0)}},
 		{"List", listSQL, "transcripts_by_project", listArgs},
 		{"CountJobs", countJobsSQL, "transcripts_claimable", []any{"queued"}},
 	} {

@@ -256,84 +256,28 @@ func listQuery(q transcribe.ListQuery) (string, []any) {
 	return b.String(), args
 }
 
-// claimJobSQL locks the oldest claimable record, skipping rows other
-// claimers hold locked (FOR UPDATE SKIP LOCKED), and leases it in the
-// same statement. Its WHERE repeats the predicate of the partial index
-// transcripts_claimable, which holds only queued and processing records,
-// so the scan never walks finished ones.
-const claimJobSQL = `WITH pick AS (
-		SELECT seq FROM transcripts
-		WHERE NOT deleted AND status IN ('queued', 'processing') AND (status = 'queued' OR lease_until < $3)
-		ORDER BY seq
-		LIMIT 1
-		FOR UPDATE SKIP LOCKED)
-	UPDATE transcripts SET status = 'processing', lease_owner = $1, lease_until = $2, claims = claims + 1
-	WHERE seq = (SELECT seq FROM pick)
-	RETURNING ` + recordCols
+// jobs is the job queue among the transcripts: the oldest record that is
+// queued, or processing under a lease that ran out, and not deleted; a
+// claim makes it processing and counts the claim. The partial index
+// transcripts_claimable holds only queued and processing records, so the
+// scan never walks finished ones.
+var jobs = &table{
+	name:  "transcripts",
+	what:  "transcript",
+	empty: transcribe.ErrNoJob,
+	claim: claimSQL("transcripts", "seq",
+		`NOT deleted AND status IN ('queued', 'processing') AND (status = 'queued' OR lease_until < $3)`,
+		`seq`, `status = 'processing', claims = claims + 1`, recordCols),
+}
 
-// ClaimJob implements transcribe.Store with one statement: the row is
-// locked by the SELECT ... FOR UPDATE SKIP LOCKED of a CTE and leased by
-// the UPDATE around it. A concurrent claimer skips the locked row and
-// takes the next, so claimers never wait for one another and never get the
-// same record; a row that changed between the snapshot and the lock is
-// re-checked by PostgreSQL before it is returned.
+// ClaimJob implements transcribe.Store.
 func (s *Store) ClaimJob(ctx context.Context, c transcribe.Claim) (*transcribe.Record, error) {
-	if c.Owner == "" {
-		return nil, errors.New("postgres: ClaimJob: owner is empty")
-	}
-	if err := checkText("Claim.Owner", c.Owner); err != nil {
-		return nil, err
-	}
-	now, until, err := leaseWindow(c.Now, c.Lease)
-	if err != nil {
-		return nil, err
-	}
-	if s.closed.Load() {
-		return nil, errClosed("ClaimJob")
-	}
-	r, err := readRecord(s.pool.QueryRow(ctx, claimJobSQL, c.Owner, until, now), true)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("postgres: %w", transcribe.ErrNoJob)
-	}
-	if err != nil {
-		return nil, s.fail("claiming a job", err)
-	}
-	return r, nil
+	return claim(ctx, s, jobs, c, func(row pgx.Row) (*transcribe.Record, error) { return readRecord(row, true) })
 }
 
 // ExtendLease implements transcribe.Store. An absent id is ErrNotFound.
 func (s *Store) ExtendLease(ctx context.Context, l transcribe.Lease) error {
-	until, err := stamp("Lease.Until", l.Until)
-	if err != nil {
-		return err
-	}
-	if !storable(l.ID) {
-		return fmt.Errorf("postgres: transcript %q: %w", l.ID, transcribe.ErrNotFound)
-	}
-	// An empty owner (or one no row can hold) never matches, but the
-	// statement still runs, to tell an absent id (ErrNotFound) apart.
-	owner := l.Owner
-	if !storable(owner) {
-		owner = ""
-	}
-	if s.closed.Load() {
-		return errClosed("ExtendLease")
-	}
-	var (
-		moved bool
-		cur   *string
-	)
-	err = s.pool.QueryRow(ctx, `WITH moved AS (
-			UPDATE transcripts SET lease_until = $3 WHERE id = $1 AND lease_owner = $2 AND $2 <> '' RETURNING 1)
-		SELECT EXISTS (SELECT FROM moved), (SELECT lease_owner FROM transcripts WHERE id = $1)`,
-		l.ID, owner, until).Scan(&moved, &cur)
-	if err != nil {
-		return s.fail("extending the lease of "+l.ID, err)
-	}
-	if moved {
-		return nil
-	}
-	return lostOrMissing("transcript", l.ID, l.Owner, cur)
+	return s.extend(ctx, jobs, l)
 }
 
 // SetWebhookStatus implements transcribe.Store.

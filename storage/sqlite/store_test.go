@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/queue/queuetest"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
 	"github.com/earshot-dev/earshot/webhook"
 	"github.com/earshot-dev/earshot/webhook/webhooktest"
@@ -55,6 +56,17 @@ func TestConformance(t *testing.T) {
 			t.Cleanup(func() { s.Close() })
 			return s
 		})
+	})
+	t.Run("LeasedQueue", func(t *testing.T) {
+		queuetest.Run(t,
+			transcribetest.JobQueue(func(t *testing.T) transcribe.Store {
+				return openTemp(t, Config{Synchronous: "NORMAL"})
+			}),
+			webhooktest.DeliveryQueue(func(t *testing.T) webhook.Queue {
+				s := openTemp(t, Config{Synchronous: "NORMAL"})
+				t.Cleanup(func() { s.Close() })
+				return s
+			}))
 	})
 }
 
@@ -159,8 +171,8 @@ func TestPragmasAndFileModes(t *testing.T) {
 		name, query, index string
 		args               []any
 	}{
-		{"ClaimJob", claimJobSQL, "transcripts_active", []any{"w", 1, 2}},
-		{"ClaimDelivery", claimDeliverySQL, "deliveries_due", []any{"w", 1, 2, 2}},
+		{"ClaimJob", jobs.claim, "transcripts_active", []any{"w", 1, 2}},
+		{"ClaimDelivery", deliveries.claim, "deliveries_due", []any{"w", 1, 2}},
 		{"List", listQ, "transcripts_project", listArgs},
 		{"List after", afterQ, "transcripts_project", afterArgs},
 		{"ListUploads unattached", expQ, "uploads_unattached", expArgs},

@@ -1,6 +1,7 @@
 // Package webhooktest holds the conformance suite of webhook.Queue, which
 // every queue adapter runs from its TestConformance (storage/memory,
-// storage/sqlite, storage/postgres).
+// storage/sqlite, storage/postgres): RunQueueTests, and DeliveryQueue for
+// queuetest.Run.
 package webhooktest
 
 import (
@@ -8,11 +9,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/queue/queuetest"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
@@ -20,7 +21,10 @@ import (
 // other than UTC (adapters may return UTC).
 var base = time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.FixedZone("UTC+1", 3600))
 
-// RunQueueTests checks every clause of the webhook.Queue contract. newQueue
+// RunQueueTests checks every clause of the webhook.Queue contract but the
+// lease rules that every leased queue shares, which DeliveryQueue's
+// queuetest.Run checks (ExtendDelivery, expiry and takeover, concurrent
+// claims). newQueue
 // must return a fresh, empty queue each time; the suite does not close it.
 // Beyond the contract's letter it expects times to round-trip to the
 // microsecond and deliveries to be copies.
@@ -33,7 +37,6 @@ func RunQueueTests(t *testing.T, newQueue func(t *testing.T) webhook.Queue) {
 		{"Deliveries", testDeliveries},
 		{"ClaimOrder", testDeliveryClaimOrder},
 		{"Lease", testDeliveryLease},
-		{"Concurrent", testDeliveryConcurrent},
 		{"Purge", testPurge},
 	}
 	for _, tc := range tests {
@@ -239,52 +242,6 @@ func testDeliveryLease(t *testing.T, s webhook.Queue) {
 	}
 }
 
-func testDeliveryConcurrent(t *testing.T, s webhook.Queue) {
-	const n, workers = 40, 6
-	for i := range n {
-		mustAddDelivery(t, s, delivery(fmt.Sprintf("d%03d", i), "t", base.Add(-time.Duration(i)*time.Second)))
-	}
-	var (
-		mu      sync.Mutex
-		claimed = map[string]bool{}
-		wg      sync.WaitGroup
-	)
-	errs := make(chan error, workers)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			owner := fmt.Sprintf("w%d", w)
-			for {
-				d, err := s.ClaimDelivery(context.Background(), webhook.Claim{Owner: owner, Now: base, Lease: time.Hour})
-				if errors.Is(err, webhook.ErrNoDelivery) {
-					return
-				}
-				if err != nil {
-					errs <- fmt.Errorf("%s: ClaimDelivery: %w", owner, err)
-					return
-				}
-				mu.Lock()
-				dup := claimed[d.ID]
-				claimed[d.ID] = true
-				mu.Unlock()
-				if dup {
-					errs <- fmt.Errorf("delivery %s claimed twice", d.ID)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if len(claimed) != n {
-		t.Errorf("%d of %d deliveries claimed", len(claimed), n)
-	}
-}
-
 // testPurge: PurgeDeliveries deletes done deliveries whose NextAttempt is
 // before the cutoff, at most limit of them, and nothing else.
 func testPurge(t *testing.T, s webhook.Queue) {
@@ -316,4 +273,28 @@ func testPurge(t *testing.T, s webhook.Queue) {
 	}
 	// Purged ids may be added again.
 	mk("old-done-1", base, false)
+}
+
+// DeliveryQueue is the delivery queue of the queues newQueue returns
+// (webhook.DeliveryQueue, its clock fixed at the suite's reference time),
+// for queuetest.Run: the lease rules of a webhook.Queue. Each item is a
+// delivery due an hour before the suite's times, the later added the
+// later due.
+func DeliveryQueue(newQueue func(t *testing.T) webhook.Queue) queuetest.Kind {
+	return queuetest.For("deliveries", func(t *testing.T) queuetest.Harness[*webhook.Delivery] {
+		q := newQueue(t)
+		if q == nil {
+			t.Fatal("newQueue returned nil")
+		}
+		n := 0
+		return queuetest.Harness[*webhook.Delivery]{
+			Queue: webhook.DeliveryQueue(q, func() time.Time { return base }),
+			Add: func(ctx context.Context, id string) error {
+				n++
+				return q.AddDelivery(ctx, delivery(id, "t", base.Add(-time.Hour+time.Duration(n)*time.Millisecond)))
+			},
+			ID:    func(d *webhook.Delivery) string { return d.ID },
+			Lease: func(d *webhook.Delivery) (string, time.Time) { return d.LeaseOwner, d.LeaseUntil },
+		}
+	})
 }
