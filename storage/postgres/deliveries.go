@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/earshot-dev/earshot/storage/internal/sqlqueue"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/webhook"
 )
@@ -67,18 +68,8 @@ func (s *Store) AddDelivery(ctx context.Context, d *webhook.Delivery) error {
 	return nil
 }
 
-// deliveries is the queue of webhook deliveries: the due delivery with
-// the earliest NextAttempt (ties: smaller id) whose lease is free or
-// expired; the scan reads the partial index deliveries_pending in its
-// order.
-var deliveries = &table{
-	name:  "deliveries",
-	what:  "delivery",
-	empty: webhook.ErrNoDelivery,
-	claim: claimSQL("deliveries", "id",
-		`NOT done AND next_attempt <= $3 AND (lease_owner = '' OR lease_until < $3)`,
-		`next_attempt, id`, "", deliveryCols),
-}
+// deliveries is the webhook delivery queue (sqlqueue.Deliveries).
+var deliveries = sqlqueue.Deliveries(sqlqueue.Postgres, deliveryCols)
 
 // ClaimDelivery implements webhook.Queue.
 func (s *Store) ClaimDelivery(ctx context.Context, c webhook.Claim) (*webhook.Delivery, error) {

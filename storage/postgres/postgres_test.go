@@ -604,8 +604,8 @@ func TestPlans(t *testing.T) {
 		name, sql, index string
 		args             []any
 	}{
-		{"ClaimJob", jobs.claim, "transcripts_claimable", []any{"w", bound(t0), bound(t0)}},
-		{"ClaimDelivery", deliveries.claim, "deliveries_pending", []any{"w", bound(t0), bound(t0)}},
+		{"ClaimJob", jobs.Claim, "transcripts_claimable", []any{"w", bound(t0), bound(t0)}},
+		{"ClaimDelivery", deliveries.Claim, "deliveries_pending", []any{"w", bound(t0), bound(t0)}},
 		{"List", listSQL, "transcripts_by_project", listArgs},
 		{"CountJobs", countJobsSQL, "transcripts_claimable", []any{"queued"}},
 	} {

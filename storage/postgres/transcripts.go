@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/earshot-dev/earshot/storage/internal/sqlqueue"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -256,19 +257,8 @@ func listQuery(q transcribe.ListQuery) (string, []any) {
 	return b.String(), args
 }
 
-// jobs is the job queue among the transcripts: the oldest record that is
-// queued, or processing under a lease that ran out, and not deleted; a
-// claim makes it processing and counts the claim. The partial index
-// transcripts_claimable holds only queued and processing records, so the
-// scan never walks finished ones.
-var jobs = &table{
-	name:  "transcripts",
-	what:  "transcript",
-	empty: transcribe.ErrNoJob,
-	claim: claimSQL("transcripts", "seq",
-		`NOT deleted AND status IN ('queued', 'processing') AND (status = 'queued' OR lease_until < $3)`,
-		`seq`, `status = 'processing', claims = claims + 1`, recordCols),
-}
+// jobs is the job queue (sqlqueue.Jobs).
+var jobs = sqlqueue.Jobs(sqlqueue.Postgres, recordCols)
 
 // ClaimJob implements transcribe.Store.
 func (s *Store) ClaimJob(ctx context.Context, c transcribe.Claim) (*transcribe.Record, error) {

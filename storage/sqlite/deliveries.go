@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/earshot-dev/earshot/storage/internal/sqlqueue"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/webhook"
 )
@@ -57,17 +58,8 @@ func (s *Store) AddDelivery(ctx context.Context, d *webhook.Delivery) error {
 	return nil
 }
 
-// deliveries is the queue of webhook deliveries: the not-done delivery
-// with the earliest NextAttempt at or before now whose lease is free (no
-// owner) or expired (LeaseUntil before now); ties go to the smaller id.
-var deliveries = &table{
-	name:  "deliveries",
-	what:  "delivery",
-	empty: webhook.ErrNoDelivery,
-	claim: claimSQL("deliveries", "id",
-		`done = 0 AND next_attempt <= ?3 AND (lease_owner = '' OR lease_until < ?3)`,
-		`next_attempt, id`, "", deliveryCols),
-}
+// deliveries is the webhook delivery queue (sqlqueue.Deliveries).
+var deliveries = sqlqueue.Deliveries(sqlqueue.SQLite, deliveryCols)
 
 // ClaimDelivery implements webhook.Queue.
 func (s *Store) ClaimDelivery(ctx context.Context, c webhook.Claim) (*webhook.Delivery, error) {

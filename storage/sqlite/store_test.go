@@ -171,8 +171,8 @@ func TestPragmasAndFileModes(t *testing.T) {
 		name, query, index string
 		args               []any
 	}{
-		{"ClaimJob", jobs.claim, "transcripts_active", []any{"w", 1, 2}},
-		{"ClaimDelivery", deliveries.claim, "deliveries_due", []any{"w", 1, 2}},
+		{"ClaimJob", jobs.Claim, "transcripts_active", []any{"w", 1, 2}},
+		{"ClaimDelivery", deliveries.Claim, "deliveries_due", []any{"w", 1, 2}},
 		{"List", listQ, "transcripts_project", listArgs},
 		{"List after", afterQ, "transcripts_project", afterArgs},
 		{"ListUploads unattached", expQ, "uploads_unattached", expArgs},

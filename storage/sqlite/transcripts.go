@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/earshot-dev/earshot/storage/internal/sqlqueue"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -266,19 +267,8 @@ func (s *Store) SetWebhookStatus(ctx context.Context, id string, code int) error
 	return nil
 }
 
-// jobs is the job queue among the transcripts: the oldest record that is
-// queued, or processing under a lease that ran out, and not deleted; a
-// claim makes it processing and counts the claim. The transcripts_active
-// index holds only queued and processing records, so the scan skips the
-// finished ones.
-var jobs = &table{
-	name:  "transcripts",
-	what:  "transcript",
-	empty: transcribe.ErrNoJob,
-	claim: claimSQL("transcripts", "seq",
-		`deleted = 0 AND status IN ('queued', 'processing') AND (status = 'queued' OR lease_until < ?3)`,
-		`seq`, `status = 'processing', claims = claims + 1`, recordCols),
-}
+// jobs is the job queue (sqlqueue.Jobs).
+var jobs = sqlqueue.Jobs(sqlqueue.SQLite, recordCols)
 
 // ClaimJob implements transcribe.Store.
 func (s *Store) ClaimJob(ctx context.Context, c transcribe.Claim) (*transcribe.Record, error) {
