@@ -217,7 +217,8 @@ func evidence(toks []nlp.Token) map[string]*labelEvidence {
 		for _, t := range candidates(i) {
 			n := len(t.stems)
 			if t.label == "safe" || slices.Contains(done, t.label) || i+n > len(us) || slices.Contains(safe[i:i+n], true) ||
-				!matchAt(us, i, t.stems) || excluded(us, i, n, t.exclude) || anyIn(stems, t.anywhere) {
+				!matchAt(us, i, t.stems) || excluded(us, i, n, t.exclude) || anyIn(stems, t.anywhere) ||
+				!tobaccoSense(t, us, i, stems) {
 				continue
 			}
 			done = append(done, t.label)
