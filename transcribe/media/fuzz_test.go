@@ -27,6 +27,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("ID3\x04\x00\x00\x00\x00\x00\x05hello\xff\xfb\x90\x00"))
 	f.Add([]byte("OggS\x00\x02"))
 	f.Add([]byte("fLaC\x00\x00\x00\x22"))
+	f.Add([]byte("ID3\x04\x00\x00\x00\x00\x00\x00#EXTM3U\n#EXTINF:1,\n/etc/passwd\n"))
+	f.Add([]byte("\xef\xbb\xbf  ffconcat version 1.0\nfile 'a.wav'\n"))
+	f.Add([]byte("v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\nm=audio 5004 RTP/AVP 0\r\n"))
+	f.Add([]byte("file:/x.mp3\nhttp://example.com/a.mp3\n"))
 	dir := f.TempDir()
 	d := &Decoder{cfg: Config{DisableFFmpeg: true, MaxDuration: 30 * time.Second}}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -271,3 +271,34 @@ func TestFFmpegEnvironment(t *testing.T) {
 		t.Errorf("LC_ALL=C in %d of 2 runs:\n%s", n, env)
 	}
 }
+
+// TestDescribeReference: what is taken for a file pointing elsewhere, and
+// what is not (ordinary text, media).
+func TestDescribeReference(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"#EXTM3U\n":                            "M3U/HLS",
+		"\n\n  #extm3u\r\n":                    "M3U/HLS",
+		"# my list\n#EXT-X-TARGETDURATION:3\n": "M3U/HLS",
+		"/srv/a.mp3\r\n/srv/b.mp3\r\n":         "a playlist",
+		"C:\\music\\a.mp3\n":                   "a playlist",
+		"https://example.com/a.mp3\n":          "a playlist",
+		"subfile,,start,0,end,0,,:/x.wav\n":    "a playlist",
+		"ffconcat version 1.0\n":               "concat",
+		"[Playlist]\nFile1=x\n":                "PLS",
+		"<?xml version='1.0'?>\n<MPD>":         "DASH",
+		"<SmoothStreamingMedia>":               "Smooth",
+		"hello world\n":                        "",
+		"notes: see /etc/x for details\n":      "",
+		"/just one line with spaces\n":         "",
+		"# comment only\n":                     "",
+		"<!DOCTYPE html><html><body>":          "",
+		"RIFF\x00\x00\x00\x00WAVE":             "",
+		"/a.mp3\x00":                           "",
+	} {
+		got := describeReference([]byte(in))
+		if (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("describeReference(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
