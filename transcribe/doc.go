@@ -24,16 +24,21 @@
 // queue behind it is webhook.Queue) and Stage with the optional
 // PendingStage and FallibleStage (one step of the feature pipeline).
 // transcribe/transcribetest holds the conformance suites every adapter runs.
+// Jobs are a leased queue (JobQueue over a Store), the same primitive
+// (transcribe/queue: claim with a lease, extend, complete, retry at a
+// time; its Runner is the poll/wake loop and lifecycle) that webhook
+// deliveries use; transcribe/queue/queuetest checks the lease rules of
+// both with one suite.
 //
 // The Service is a facade over its runtime, in files of their own:
 // upload.go and submit.go (requests), read.go and list.go (reads),
-// worker.go (the worker pool: claims, leases, heartbeats, attempts,
-// outcomes), process.go (fetch, decode, recognize, stages), janitor.go
+// worker.go (the worker pool, a queue.Runner over JobQueue: attempts and
+// outcomes), jobqueue.go (the Store's jobs as a queue.Queue), process.go (fetch, decode, recognize, stages), janitor.go
 // (expired and orphaned uploads), seal.go (what is encrypted, and how),
 // status.go (the transition table every status change goes through).
 //
 // Processing: Submit stores a queued record; a worker claims it through
-// Store.ClaimJob with a lease (renewed by heartbeats), so several processes
+// Store.ClaimJob with a lease (the Runner extends it every Lease/3), so several processes
 // can share one Store and a job whose worker died is picked up again when
 // its lease runs out. The worker fetches and decodes the media, trims it to
 // audio_start_from/audio_end_at, recognizes each channel, runs the enabled

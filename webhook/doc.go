@@ -5,17 +5,20 @@
 //
 //   - [New] checks a [Config] and returns a [*Notifier].
 //   - [Queue] is the durable store of deliveries this package needs, and
-//     nothing more (add, claim under a lease, update, purge);
-//     webhook/webhooktest.RunQueueTests is its conformance suite. The
-//     bundled stores (storage/memory, storage/sqlite) implement it beside
-//     their transcript store.
+//     nothing more (add, claim under a lease, extend, update, purge);
+//     webhook/webhooktest.RunQueueTests is its conformance suite, and
+//     [DeliveryQueue] turns it into the leased queue (transcribe/queue)
+//     that transcription jobs use too, whose lease rules
+//     queuetest.Run checks. The bundled stores (storage/memory,
+//     storage/sqlite, storage/postgres) implement it beside their
+//     transcript store.
 //   - [Notifier.Notify] (the transcribe.Notifier method) only adds a
 //     delivery to the Queue, its URL, body and auth header sealed with
 //     Config.Key (bound to the delivery id), so the auth header value is
 //     never stored in clear.
 //   - [Notifier.Run] (or [Notifier.Start] and [Notifier.Close]) is the
-//     dispatcher: it claims due deliveries from the store under a lease and
-//     POSTs them. Pending deliveries and scheduled retries live in the
+//     dispatcher, a queue.Runner: it claims due deliveries from the store
+//     under a lease (extended while an attempt runs) and POSTs them. Pending deliveries and scheduled retries live in the
 //     store, so they survive a restart or a kill -9; a delivery whose
 //     dispatcher died mid-attempt is taken over when its lease expires.
 //     Finished deliveries are purged after Config.KeepDone (24 h).

@@ -10,8 +10,9 @@
 //
 // They are the executable form of the contracts in transcribe/store.go and
 // the self-test of transcribe/transcribetest: TestConformance runs
-// RunStoreTests, RunUploadStoreTests, webhooktest.RunQueueTests and
-// RunBlobStoreTests against them. Choices where the
+// RunStoreTests, RunUploadStoreTests, webhooktest.RunQueueTests,
+// queuetest.Run (the lease rules of its job and delivery queues, one
+// implementation in queue.go) and RunBlobStoreTests against them. Choices where the
 // contract leaves room:
 //   - Records, uploads and deliveries are deep-copied in and out; times are
 //     stored in UTC without a monotonic reading.

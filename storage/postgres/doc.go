@@ -94,7 +94,8 @@
 //
 // # Concurrency and claims
 //
-// ClaimJob and ClaimDelivery are each one statement: a CTE selects the
+// ClaimJob and ClaimDelivery are each one statement (storage/internal/sqlqueue
+// describes both queues for the SQL stores; queue.go runs them): a CTE selects the
 // next row with SELECT ... ORDER BY ... LIMIT 1 FOR UPDATE SKIP LOCKED and
 // the UPDATE around it writes the lease and returns the row. Claimers never
 // wait for each other: one that meets a row another claimer has locked
@@ -113,7 +114,7 @@
 // over (Claims counts the takeover) while Update and ExtendLease from the
 // old owner fail with ErrLeaseLost.
 //
-// Update, ExtendLease, UpdateDelivery and AttachUpload check the lease
+// Update, ExtendLease, ExtendDelivery, UpdateDelivery and AttachUpload check the lease
 // owner (or the upload's user) in the WHERE clause of their UPDATE, and the
 // same statement reads the row's current owner, so a refusal tells
 // ErrNotFound from ErrLeaseLost (or ErrExists) in one round trip. List is
@@ -139,12 +140,13 @@
 // The choices where the contracts leave room are those of storage/memory
 // and storage/sqlite: List with Limit <= 0 returns every match; ClaimJob
 // takes the lowest Seq, ClaimDelivery the earliest NextAttempt with ties
-// broken by id; ExtendLease of an absent id is ErrNotFound.
+// broken by id; ExtendLease and ExtendDelivery of an absent id are ErrNotFound.
 //
 // # Tests
 //
 // TestConformance runs transcribetest.RunStoreTests,
-// transcribetest.RunUploadStoreTests and webhooktest.RunQueueTests against
+// transcribetest.RunUploadStoreTests, webhooktest.RunQueueTests and
+// queuetest.Run (the lease rules of the job and delivery queues) against
 // a real PostgreSQL from internal/testservices (scripts/services.sh starts
 // one; without it the tests that need the server skip, except in CI), and
 // TestRealtimeConformance runs realtimetest's suite against RealtimeState.

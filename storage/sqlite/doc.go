@@ -13,10 +13,15 @@
 // Concurrency: a *Store is safe for concurrent use by several goroutines,
 // and several Stores, in one process or in several, may share one file.
 // ClaimJob and ClaimDelivery are each a single UPDATE ... WHERE key =
-// (SELECT ... LIMIT 1) RETURNING statement, which SQLite runs under the
-// database's write lock, so no job is handed to two workers while its
-// lease holds. Update and ExtendLease check the lease owner in the same
-// statement as the write. Writers wait up to BusyTimeout for the lock.
+// (SELECT ... LIMIT 1) RETURNING statement (storage/internal/sqlqueue
+// describes both queues for the SQL stores; queue.go runs them), which
+// SQLite runs under the database's write lock, so no job is handed to two
+// workers while its lease holds. Update, ExtendLease, ExtendDelivery and
+// UpdateDelivery check the lease owner in the same statement as the write.
+//
+// Files by aggregate: store.go (Open, Config), schema.go (migrations),
+// encode.go (times and values), queue.go (claims and leases),
+// transcripts.go, uploads.go, deliveries.go. Writers wait up to BusyTimeout for the lock.
 //
 // Storage: tables transcripts (seq INTEGER PRIMARY KEY AUTOINCREMENT gives
 // the creation order; indexes for listing by project and for claiming; the
@@ -33,6 +38,6 @@
 // Choices where the contract leaves room (the same as storage/memory):
 // List with Limit <= 0 returns every match; ClaimJob picks the lowest Seq
 // and ClaimDelivery the earliest NextAttempt, ties broken by id; ExtendLease
-// of an absent id returns ErrNotFound. AttachUpload is one conditional
+// and ExtendDelivery of an absent id return ErrNotFound. AttachUpload is one conditional
 // UPDATE, so two transcripts never take one upload.
 package sqlite

@@ -5,8 +5,11 @@
 //   - RunStoreTests checks a transcribe.Store against every clause of its
 //     contract: creation and Seq order, Update and lease ownership and the
 //     fields it leaves alone, List filters, cursors and paging (without
-//     Data), ClaimJob ordering, expiry, counting and concurrency,
-//     ExtendLease and SetWebhookStatus.
+//     Data), which records ClaimJob takes and in what order, claim
+//     counting, ExtendLease and SetWebhookStatus. The lease rules that
+//     jobs share with webhook deliveries (expiry and takeover, extending,
+//     giving back, concurrent claims) are queuetest.Run's, with JobQueue
+//     (and webhooktest.DeliveryQueue) for an adapter's queues.
 //   - RunUploadStoreTests checks a transcribe.UploadStore: ownership,
 //     attach-once, listing by age with a cursor. (The webhook.Queue suite
 //     is webhook/webhooktest.RunQueueTests.)
