@@ -259,7 +259,8 @@ func (r *Recognizer) sendPCM(ctx context.Context, fields []Field, samples []int1
 		return io.NopCloser(io.MultiReader(bytes.NewReader(head), bytes.NewReader(wav.Bytes()), bytes.NewReader(tail))),
 			int64(len(head) + wav.Len() + len(tail)), nil
 	}
-	return r.post(ctx, ctype, body, int64(len(samples))*1000/SampleRate)
+	ms := int64(len(samples)) * 1000 / SampleRate
+	return r.post(ctx, ctype, body, ms, ms)
 }
 
 // RecognizeFile sends the media file at path as it is when its format is
@@ -310,7 +311,7 @@ func (r *Recognizer) RecognizeFile(ctx context.Context, path string, opts transc
 		rd := io.MultiReader(bytes.NewReader(fhead), io.LimitReader(f, size), bytes.NewReader(tail))
 		return readCloser{rd, f}, int64(len(fhead)) + size + int64(len(tail)), nil
 	}
-	res, err := r.post(ctx, mtype, body, -1)
+	res, err := r.post(ctx, mtype, body, -1, opts.Duration.Milliseconds())
 	var e *Error
 	if errors.As(err, &e) && (e.StatusCode == http.StatusBadRequest || e.StatusCode == http.StatusUnsupportedMediaType || e.StatusCode == http.StatusUnprocessableEntity) {
 		return nil, fmt.Errorf("%s: the engine refused the %s file (%d): %w", r.cfg.Name, format, e.StatusCode, transcribe.ErrFileNotTaken)
@@ -375,10 +376,12 @@ func multipartFrame(fields []Field, filename, ctype string) (head, tail []byte, 
 	return head, bytes.Clone(b.Bytes()), mw.FormDataContentType()
 }
 
-// post sends one request with retries and parses the answer.
-func (r *Recognizer) post(ctx context.Context, ctype string, body func() (io.ReadCloser, int64, error), audioMS int64) (*result, error) {
+// post sends one request with retries and parses the answer. audioMS is
+// the length of the audio sent (-1: unknown, a file), boundMS the length
+// the answer is bounded by (0 or -1: unknown, only MaxResponseBytes).
+func (r *Recognizer) post(ctx context.Context, ctype string, body func() (io.ReadCloser, int64, error), audioMS, boundMS int64) (*result, error) {
 	for attempt := 1; ; attempt++ {
-		res, resp, err := r.attempt(ctx, ctype, body, audioMS)
+		res, resp, err := r.attempt(ctx, ctype, body, audioMS, boundsFor(boundMS, r.cfg.MaxResponseBytes))
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
 		}
@@ -404,7 +407,7 @@ func (r *Recognizer) post(ctx context.Context, ctype string, body func() (io.Rea
 
 // attempt sends the request once. Engine failures are *Error; resp, when
 // the engine answered, has its body closed.
-func (r *Recognizer) attempt(ctx context.Context, ctype string, body func() (io.ReadCloser, int64, error), audioMS int64) (*result, *http.Response, error) {
+func (r *Recognizer) attempt(ctx context.Context, ctype string, body func() (io.ReadCloser, int64, error), audioMS int64, lim answerBounds) (*result, *http.Response, error) {
 	actx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
 	rc, n, err := body()
@@ -437,7 +440,7 @@ func (r *Recognizer) attempt(ctx context.Context, ctype string, body func() (io.
 		return nil, nil, fail(0, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, r.cfg.MaxResponseBytes+1))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, lim.bytes+1))
 	if err != nil {
 		// The answer broke off: as good as no answer.
 		return nil, resp, fail(0, err)
@@ -445,12 +448,24 @@ func (r *Recognizer) attempt(ctx context.Context, ctype string, body func() (io.
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, resp, &Error{Engine: r.cfg.Name, URL: r.url, StatusCode: resp.StatusCode, Message: errorMessage(data)}
 	}
-	if int64(len(data)) > r.cfg.MaxResponseBytes {
-		return nil, resp, &Error{Engine: r.cfg.Name, URL: r.url, StatusCode: http.StatusOK, Message: fmt.Sprintf("response larger than %d bytes (Config.MaxResponseBytes)", r.cfg.MaxResponseBytes)}
+	refuse := func(msg string) error {
+		return &Error{Engine: r.cfg.Name, URL: r.url, StatusCode: http.StatusOK, Message: msg}
+	}
+	if int64(len(data)) > lim.bytes {
+		if lim.bytes < r.cfg.MaxResponseBytes {
+			return nil, resp, refuse(fmt.Sprintf("answer larger than %d bytes, more than %s can hold", lim.bytes, lim.audio()))
+		}
+		return nil, resp, refuse(fmt.Sprintf("response larger than %d bytes (Config.MaxResponseBytes)", r.cfg.MaxResponseBytes))
+	}
+	if lim.values > 0 && countValues(data, lim.values) > lim.values {
+		return nil, resp, refuse(fmt.Sprintf("answer of more than %d JSON values and words, more than %s can hold", lim.values, lim.audio()))
 	}
 	res, err := parseResponse(data, audioMS)
 	if err != nil {
-		return nil, resp, &Error{Engine: r.cfg.Name, URL: r.url, StatusCode: http.StatusOK, Message: "unreadable answer: " + err.Error()}
+		return nil, resp, refuse("unreadable answer: " + err.Error())
+	}
+	if lim.words > 0 && len(res.words) > lim.words {
+		return nil, resp, refuse(fmt.Sprintf("answer of %d words for %s: more than it can hold (at most %d words a second + %d)", len(res.words), lim.audio(), MaxWordsPerSecond, ExtraWords))
 	}
 	return res, resp, nil
 }
