@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // evil is what a hostile server puts in every string it sends: a window
@@ -208,4 +209,39 @@ func TestNonRegularInputRefused(t *testing.T) {
 			t.Fatalf("earshot %s hangs", strings.Join(c.args, " "))
 		}
 	}
+}
+
+// FuzzEscape checks that escaped text never holds an unsafe character
+// (CRLF aside) and that safeJSON keeps JSON valid with the same value.
+func FuzzEscape(f *testing.F) {
+	for _, s := range []string{evil, "a\r\nb", "\xff\xfe", "\u2028\u2029\u061c", `"\u009b"`, "\ufffd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, layout := range []bool{true, false} {
+			out := escapeText(s, layout)
+			if !utf8.ValidString(out) {
+				t.Fatalf("escapeText(%q, %v) = %q is not UTF-8", s, layout, out)
+			}
+			for _, r := range strings.ReplaceAll(out, "\r\n", "\n") {
+				if unsafeRune(r, layout) {
+					t.Fatalf("escapeText(%q, %v) = %q holds %U", s, layout, out, r)
+				}
+			}
+		}
+		raw, _ := json.Marshal(map[string]string{s: s})
+		safe := safeJSON(raw)
+		var a, b map[string]string
+		if err := json.Unmarshal(raw, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(safe, &b); err != nil || b[strings.ToValidUTF8(s, "\ufffd")] != a[strings.ToValidUTF8(s, "\ufffd")] || len(a) != len(b) {
+			t.Fatalf("safeJSON(%s) = %s: %v", raw, safe, err)
+		}
+		for _, r := range string(safe) {
+			if unsafeRune(r, true) {
+				t.Fatalf("safeJSON(%s) = %s holds %U", raw, safe, r)
+			}
+		}
+	})
 }
