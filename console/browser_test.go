@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -853,6 +854,21 @@ func fixtureServer(t *testing.T, key string) *httptest.Server {
 			return
 		}
 		w.Write(paragraphsJSON)
+	}))
+	// Uploads for the audio-store scenario: accepted and "completed" at
+	// once (nothing is transcribed).
+	var uploads atomic.Int64
+	mux.HandleFunc("POST /v2/upload", auth(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		json.NewEncoder(w).Encode(map[string]any{"upload_url": fmt.Sprintf("http://%s/uploads/%d-%d", r.Host, uploads.Add(1), n)})
+	}))
+	mux.HandleFunc("POST /v2/transcript", auth(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			AudioURL string `json:"audio_url"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		json.NewEncoder(w).Encode(map[string]any{"id": fmt.Sprintf("fixture-upload-%d", uploads.Load()), "status": "completed",
+			"audio_url": req.AudioURL, "text": "", "words": []any{}})
 	}))
 	mux.HandleFunc("GET /media/planning.wav", func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFile(w, r, audio)

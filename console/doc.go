@@ -44,7 +44,14 @@
 // the file the user dropped, kept in the browser (memory and IndexedDB),
 // or the transcript's audio_url when it is an http(s) URL other than an
 // upload URL; otherwise it says no audio is available and offers to pick
-// the file.
+// the file. The API key is kept in the tab only (sessionStorage), and the
+// stored audio does not outlive it by much: IndexedDB entries are removed
+// when the transcript is deleted, when "Forget key" is clicked, when a key
+// is entered on the sign-in form (refused or not: what is stored belongs
+// to an earlier sign-in, whose key went with its tab), when the server
+// refuses the key in use (401), and 24 hours after the upload
+// (audio-store.js MAX_AGE_MS; expired entries are pruned at start-up and
+// every hour and never played).
 //
 // # Choices
 //

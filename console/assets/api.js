@@ -57,7 +57,12 @@ async function request(method, path, { json, as = 'json', key = getKey(), signal
     if (e.name === 'AbortError') throw e;
     throw new APIError(0, `The server could not be reached (${e.message})`);
   }
-  if (!res.ok) throw await errorFrom(res);
+  if (!res.ok) {
+    // The key in use was refused (revoked, or the server changed): let the
+    // console drop what it keeps for it.
+    if (res.status === 401 && key && key === getKey()) window.dispatchEvent(new Event('earshot:unauthorized'));
+    throw await errorFrom(res);
+  }
   if (as === 'text') return res.text();
   if (as === 'blob') return res.blob();
   return res.json();

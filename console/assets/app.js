@@ -4,7 +4,7 @@
 // when the user navigates away.
 
 import { api, getKey, setKey, forgetKey, APIError } from './api.js';
-import { forgetAll } from './audio-store.js';
+import { forgetAll, prune } from './audio-store.js';
 import { h, clear, announce } from './util.js';
 import { listView } from './list.js';
 import { uploadView } from './upload.js';
@@ -26,6 +26,7 @@ function keyView(root, next) {
     h('h1', {}, 'Sign in with an API key'),
     h('p', { id: 'api-key-help', class: 'muted' },
       'The key is kept in this tab only (session storage) and sent in the authorization header of each request. ',
+      'Files you upload stay in this browser for playback for at most 24 hours, until you forget the key, or until the next sign-in. ',
       'The reference server prints a development key at its first start and keeps it in ',
       h('code', {}, 'earshot-data/dev-api-key'), '.'),
     h('label', { for: 'api-key' }, 'API key'),
@@ -42,6 +43,9 @@ function keyView(root, next) {
     }
     button.disabled = true;
     button.textContent = 'Checking…';
+    // A new sign-in: audio kept in this browser belongs to an earlier one
+    // (its key is gone with its tab, or is being replaced).
+    await forgetAll();
     try {
       await api.check(k);
       setKey(k);
@@ -124,6 +128,11 @@ export function route() {
 }
 
 window.addEventListener('hashchange', route);
+// The server refused the key in use: the audio uploaded with it goes.
+window.addEventListener('earshot:unauthorized', () => { forgetAll(); });
+// Uploaded audio is kept at most MAX_AGE_MS: prune now and every hour.
+prune();
+setInterval(prune, 60 * 60 * 1000);
 // A file dropped outside the drop zone would replace the console with it.
 for (const ev of ['dragover', 'drop']) {
   window.addEventListener(ev, (e) => {

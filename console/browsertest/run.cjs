@@ -7,6 +7,9 @@
 //                           end to end on the real server (EARSHOT_URL,
 //                           EARSHOT_KEY, EARSHOT_WAV to upload,
 //                           EARSHOT_LIVE_WAV for the fake microphone)
+//   node run.cjs audio-store  uploaded audio kept in IndexedDB goes when the key
+//                           does, on the fixture API (EARSHOT_FIXTURE_URL,
+//                           EARSHOT_FIXTURE_KEY, EARSHOT_WAV)
 //   node run.cjs resampler  the AudioWorklet's resampler in Node, on test tones
 //
 // Screenshots go to EARSHOT_SHOTS. The script records what it saw and
@@ -370,6 +373,98 @@ async function panels(page) {
   }
 }
 
+// storedAudio counts the console's IndexedDB entries of uploaded audio
+// (after waiting up to ms for the count to reach want).
+async function storedAudio(page, want, ms = 3000) {
+  const count = () => page.evaluate(() => new Promise((resolve) => {
+    const req = indexedDB.open('earshot-console');
+    req.onerror = () => resolve(-1);
+    req.onsuccess = () => {
+      const db = req.result;
+      if (!db.objectStoreNames.contains('audio')) { db.close(); resolve(0); return; }
+      const c = db.transaction('audio').objectStore('audio').count();
+      c.onsuccess = () => { db.close(); resolve(c.result); };
+      c.onerror = () => { db.close(); resolve(-1); };
+    };
+  }));
+  const end = Date.now() + ms;
+  let n = await count();
+  while (n !== want && Date.now() < end) {
+    await page.waitForTimeout(100);
+    n = await count();
+  }
+  return n;
+}
+
+// upload drops the WAV on the upload page and waits until it is submitted.
+async function upload(page, base, wav) {
+  await page.goto(`${base}#/upload`);
+  await page.waitForSelector('#dropzone');
+  // Jobs stay listed on the page: wait for one more to be submitted.
+  const done = () => [...document.querySelectorAll('#jobs .job')].filter((el) => el.dataset.state === 'submitted' || el.dataset.state === 'error').length;
+  const before = await page.evaluate(done);
+  await dropFile(page, '#dropzone', wav, 'audio/wav');
+  await page.waitForFunction((before) => [...document.querySelectorAll('#jobs .job')]
+    .filter((el) => el.dataset.state === 'submitted' || el.dataset.state === 'error').length > before, before);
+  return storedAudio(page, 1);
+}
+
+// audioStore: what happens to uploaded audio kept in IndexedDB when the
+// key goes, when another sign-in comes, when the key is refused and when
+// it is a day old.
+async function audioStore(ctx, page) {
+  const url = env('EARSHOT_FIXTURE_URL');
+  const key = env('EARSHOT_FIXTURE_KEY');
+  const wav = env('EARSHOT_WAV');
+  const base = url + '/console/';
+  const r = (report.audioStore = {});
+  await signIn(page, base, key);
+
+  r.afterUpload = await upload(page, base, wav);
+  await page.click('#forget-key');
+  await page.waitForSelector('#api-key');
+  r.afterForgetKey = await storedAudio(page, 0);
+
+  // A new tab has no key (sessionStorage): a refused sign-in there drops
+  // what the first tab stored, and so does a successful one.
+  await signIn(page, base, key);
+  r.beforeOtherTab = await upload(page, base, wav);
+  const other = await ctx.newPage();
+  await other.goto(base);
+  await other.waitForSelector('#api-key');
+  r.otherTabHasKey = await other.evaluate(() => !!sessionStorage.getItem('earshot.apiKey'));
+  await other.fill('#api-key', 'not-the-key');
+  await other.click('#key-form button[type=submit]');
+  await other.waitForSelector('#api-key-error:not(:empty)');
+  r.afterRefusedSignIn = await storedAudio(other, 0);
+  r.beforeNewSignIn = await upload(page, base, wav);
+  await other.fill('#api-key', key);
+  await other.click('#key-form button[type=submit]');
+  await other.waitForSelector('#transcripts');
+  r.afterNewSignIn = await storedAudio(other, 0);
+  await other.close();
+
+  // The server refuses the key in use (revoked): its audio goes.
+  r.beforeRevoked = await upload(page, base, wav);
+  await page.evaluate(() => sessionStorage.setItem('earshot.apiKey', 'revoked-key'));
+  await page.goto(`${base}#/transcripts`);
+  await page.reload();
+  r.afterRevoked = await storedAudio(page, 0);
+  await page.evaluate((k) => sessionStorage.setItem('earshot.apiKey', k), key);
+
+  // A day later (the page's clock 25 hours on), a reload prunes it; the key
+  // is still in this tab.
+  await page.reload();
+  await page.waitForSelector('#transcripts');
+  r.beforeExpiry = await upload(page, base, wav);
+  await page.clock.install({ time: Date.now() + 25 * 60 * 60 * 1000 });
+  await page.goto(`${base}#/transcripts`);
+  await page.reload();
+  await page.waitForSelector('#transcripts');
+  r.keyAfterExpiry = await page.evaluate(() => !!sessionStorage.getItem('earshot.apiKey'));
+  r.afterExpiry = await storedAudio(page, 0);
+}
+
 // The worklet's resampler outside a browser: the AudioWorklet globals are
 // stubbed, tones go in at the context rate, 16 kHz PCM16 comes out.
 async function resampler() {
@@ -432,6 +527,13 @@ async function resampler() {
         await panels(page);
         phase('panels');
         await e2e(ctx, page);
+      } finally {
+        await ctx.close();
+      }
+    } else if (scenario === 'audio-store') {
+      const { ctx, page } = await launch();
+      try {
+        await audioStore(ctx, page);
       } finally {
         await ctx.close();
       }
