@@ -39,7 +39,7 @@
 // its first and last sentence, timestamp runs from its first word's start
 // to its last word's end.
 //
-// Scoring is a weighted lexicon (lexicon.go, about 600 terms written from
+// Scoring is a weighted lexicon (lexicon.txt, about 600 terms written from
 // the labels' definitions) matched on Snowball stems, with context rules:
 //
 //   - exclusions near a term or anywhere in the segment ("flu shot",
