@@ -1,6 +1,7 @@
 package transcribe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,11 @@ type SubmitRequest struct {
 	// Params.AudioURL is then not fetched, only echoed (it may be empty).
 	// Empty: Params.AudioURL is required and fetched.
 	UploadID string
+	// ID, when set, is the new transcript's id (a UUID the caller reserved,
+	// as httpapi does for an Idempotency-Key); a transcript with that id
+	// already existing is an error wrapping ErrExists, and nothing is
+	// changed. Empty: a new random id.
+	ID string
 }
 
 // Submit validates req, creates a queued transcript for project and wakes a
@@ -54,7 +60,7 @@ func (s *Service) Submit(ctx context.Context, projectID string, req SubmitReques
 		p.SpeechModel = &name
 	}
 	t := &Transcript{
-		ID:               uuid.NewString(),
+		ID:               cmp.Or(req.ID, uuid.NewString()),
 		Status:           StatusQueued,
 		TranscriptParams: p,
 		ProjectID:        projectID,
@@ -82,8 +88,9 @@ func (s *Service) Submit(ctx context.Context, projectID string, req SubmitReques
 		return nil, err
 	}
 	if err := s.cfg.Store.Create(ctx, j.rec); err != nil {
-		if req.UploadID != "" {
-			// Unused again: let it expire normally.
+		if req.UploadID != "" && !errors.Is(err, ErrExists) {
+			// Unused again: let it expire normally. (ErrExists: the
+			// transcript of a reserved id exists and keeps the upload.)
 			if derr := s.cfg.Uploads.AttachUpload(context.WithoutCancel(ctx), req.UploadID, ""); derr != nil && !errors.Is(derr, ErrNotFound) {
 				s.log.ErrorContext(ctx, "detaching upload", "upload_id", req.UploadID, "err", derr)
 			}

@@ -1,0 +1,147 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+var _ transcribe.IdempotencyStore = (*Store)(nil)
+
+// The idempotency_keys table is created on first use (CREATE TABLE IF NOT
+// EXISTS, in the store's schema), not by a numbered migration: it is
+// independent of the other tables, and a database that never sees an
+// Idempotency-Key never gets it. idemReady remembers, per Store, that the
+// table exists.
+var idemReady sync.Map // *Store -> struct{}
+
+const idemTable = `CREATE TABLE IF NOT EXISTS idempotency_keys (
+		project_id   text COLLATE "C" NOT NULL,
+		kind         text COLLATE "C" NOT NULL,
+		key          text COLLATE "C" NOT NULL,
+		request_hash text        NOT NULL,
+		resource_id  text        NOT NULL,
+		created      timestamptz NOT NULL,
+		PRIMARY KEY (project_id, kind, key)
+	);
+	CREATE INDEX IF NOT EXISTS idempotency_keys_by_created ON idempotency_keys (created)`
+
+func (s *Store) idemTable(ctx context.Context) error {
+	if _, ok := idemReady.Load(s); ok {
+		return nil
+	}
+	if s.closed.Load() {
+		return errClosed("idempotency keys")
+	}
+	var err error
+	for range 3 {
+		// Two processes creating the table at once can collide in the
+		// catalog (unique_violation on pg_type, duplicate_table); the
+		// loser finds it made on the next try.
+		if _, err = s.pool.Exec(ctx, idemTable); err == nil {
+			idemReady.Store(s, struct{}{})
+			return nil
+		}
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || (pe.Code != "23505" && pe.Code != "42P07") {
+			break
+		}
+	}
+	return s.fail("creating the idempotency_keys table", err)
+}
+
+// ClaimIdempotency implements transcribe.IdempotencyStore with one
+// INSERT ... ON CONFLICT DO UPDATE ... WHERE created < notBefore: it
+// stores r when the key is new or expired, and returns nothing when a
+// live record exists, which a SELECT then reads (repeated in the rare
+// case that the record expires or is deleted in between).
+func (s *Store) ClaimIdempotency(ctx context.Context, r *transcribe.IdempotencyRecord, notBefore time.Time) (*transcribe.IdempotencyRecord, error) {
+	for _, f := range [][2]string{{"ProjectID", r.ProjectID}, {"Kind", r.Kind}, {"Key", r.Key}, {"RequestHash", r.RequestHash}, {"ResourceID", r.ResourceID}} {
+		if err := checkText("idempotency "+f[0], f[1]); err != nil {
+			return nil, err
+		}
+	}
+	created, err := stamp("Created", r.Created)
+	if err != nil {
+		return nil, err
+	}
+	nb, err := stamp("notBefore", notBefore)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.idemTable(ctx); err != nil {
+		return nil, err
+	}
+	for range 3 {
+		tag, err := s.pool.Exec(ctx, `INSERT INTO idempotency_keys (project_id, kind, key, request_hash, resource_id, created)
+			VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (project_id, kind, key) DO UPDATE
+				SET request_hash = EXCLUDED.request_hash, resource_id = EXCLUDED.resource_id, created = EXCLUDED.created
+				WHERE idempotency_keys.created < $7`,
+			r.ProjectID, r.Kind, r.Key, r.RequestHash, r.ResourceID, created, nb)
+		if err != nil {
+			return nil, s.fail("claiming an idempotency key", err)
+		}
+		if tag.RowsAffected() == 1 {
+			c := *r
+			return &c, nil
+		}
+		var (
+			got transcribe.IdempotencyRecord
+			ts  pgtype.Timestamptz
+		)
+		err = s.pool.QueryRow(ctx, `SELECT project_id, kind, key, request_hash, resource_id, created FROM idempotency_keys
+			WHERE project_id = $1 AND kind = $2 AND key = $3 AND created >= $4`, r.ProjectID, r.Kind, r.Key, nb).
+			Scan(&got.ProjectID, &got.Kind, &got.Key, &got.RequestHash, &got.ResourceID, &ts)
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, s.fail("reading an idempotency key", err)
+		}
+		got.Created = unstamp(ts)
+		return &got, nil
+	}
+	return nil, fmt.Errorf("postgres: idempotency key of project %s keeps changing under this claim", r.ProjectID)
+}
+
+// DeleteIdempotency implements transcribe.IdempotencyStore.
+func (s *Store) DeleteIdempotency(ctx context.Context, projectID, kind, key, resourceID string) error {
+	for _, v := range []string{projectID, kind, key, resourceID} {
+		if !storable(v) {
+			return nil // never stored
+		}
+	}
+	if err := s.idemTable(ctx); err != nil {
+		return err
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE project_id = $1 AND kind = $2 AND key = $3 AND resource_id = $4`,
+		projectID, kind, key, resourceID); err != nil {
+		return s.fail("deleting an idempotency key", err)
+	}
+	return nil
+}
+
+// SweepIdempotency implements transcribe.IdempotencyStore.
+func (s *Store) SweepIdempotency(ctx context.Context, before time.Time) (int, error) {
+	b, err := stamp("before", before)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.idemTable(ctx); err != nil {
+		return 0, err
+	}
+	tag, err := s.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE created < $1`, b)
+	if err != nil {
+		return 0, s.fail("sweeping idempotency keys", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
