@@ -81,6 +81,17 @@ type Config struct {
 	// returned (see RequestInfo), for metrics and access logs. It is
 	// called synchronously, so it must be quick. Default: none.
 	OnRequest func(RequestInfo)
+	// StoreTimeout bounds the time a request spends on anything but
+	// reading its body (its store calls, in practice): past it the
+	// request is answered 503 with Retry-After (see withStoreDeadline).
+	// 0 means DefaultStoreTimeout; negative disables it.
+	StoreTimeout time.Duration
+	// Idempotency keeps the Idempotency-Key records of creates and
+	// uploads (see submitOnce). Give it the store several processes
+	// share (storage/sqlite and storage/postgres implement
+	// transcribe.IdempotencyStore) so that a retry reaching another
+	// process gets the same answer. Default: this process's memory.
+	Idempotency transcribe.IdempotencyStore
 }
 
 func (c *Config) validate() error {
@@ -105,6 +116,7 @@ type API struct {
 	urls *URLs
 	mux  *http.ServeMux
 	log  *slog.Logger
+	idem idemState
 
 	limMu    sync.Mutex
 	limiters map[string]*rate.Limiter
@@ -247,6 +259,8 @@ func (a *API) method(hs map[string]handler) http.HandlerFunc {
 			writeError(w, http.StatusTooManyRequests, "Too many requests: the rate limit of this project is exceeded")
 			return
 		}
+		r, done := a.withStoreDeadline(r)
+		defer done()
 		h(w, r, project)
 	}
 }
@@ -307,7 +321,7 @@ func (a *API) allow(ctx context.Context, project string, isGet bool) (time.Durat
 }
 
 func (a *API) upload(w http.ResponseWriter, r *http.Request, project string) {
-	u, err := a.svc.Upload(r.Context(), project, a.body(w, r))
+	u, err := a.uploadOnce(w, r, project)
 	if err != nil {
 		// A body that ends early or stops flowing is the client's failed
 		// upload (422), even when the client is gone by now.
@@ -330,22 +344,24 @@ func (a *API) upload(w http.ResponseWriter, r *http.Request, project string) {
 }
 
 // decodeJSON reads one JSON object from the body, capped at MaxJSONBytes.
+// Its errors are a *bodyError: the request's fault (400 or 413), told
+// apart from the same error types (io.ErrUnexpectedEOF) out of a store.
 func (a *API) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	body := http.MaxBytesReader(w, a.body(w, r), a.cfg.MaxJSONBytes)
 	b, err := io.ReadAll(body)
 	if err != nil {
-		return err
+		return asBodyError(err)
 	}
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
-		return errBadJSON
+		return asBodyError(errBadJSON)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(v); err != nil {
-		return err
+		return asBodyError(err)
 	}
 	if dec.More() {
-		return errBadJSON
+		return asBodyError(errBadJSON)
 	}
 	return nil
 }
@@ -363,12 +379,7 @@ func (a *API) submit(w http.ResponseWriter, r *http.Request, project string) {
 		a.writeErr(w, r, err)
 		return
 	}
-	t, err := a.svc.Submit(r.Context(), project, req)
-	if err != nil {
-		a.writeErr(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, t)
+	a.submitOnce(w, r, project, req)
 }
 
 // get serves the transcript as rendered when it last changed
