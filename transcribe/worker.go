@@ -168,6 +168,7 @@ func (s *Service) reasonFor(id string, perr error) string {
 // is being stopped, so a stored result always gets its upload removed and
 // its webhook queued.
 func (s *Service) finish(ctx context.Context, owner string, j *job, perr error) bool {
+	stop := ctx.Done() // shutdown ends the retries below, not the writes
 	ctx = context.WithoutCancel(ctx)
 	t, rec := j.st.T, j.rec
 	to := StatusCompleted
@@ -191,7 +192,7 @@ func (s *Service) finish(ctx context.Context, owner string, j *job, perr error) 
 		s.log.Error("sealing result", "id", t.ID, "err", err)
 		return false
 	}
-	if err := s.jobs.Complete(ctx, rec, owner); err != nil {
+	if err := s.jobs.Complete(ctx, rec, owner); err != nil && !s.storedAnyway(ctx, stop, owner, rec, err) {
 		if errors.Is(err, ErrLeaseLost) {
 			s.log.Warn("job lost its lease before storing; result discarded", "id", t.ID)
 		} else {
@@ -203,12 +204,68 @@ func (s *Service) finish(ctx context.Context, owner string, j *job, perr error) 
 	if uploadID != "" {
 		s.removeUpload(ctx, uploadID)
 	}
-	s.notify(ctx, j)
+	s.notify(ctx, stop, j)
 	return true
 }
 
-// notify queues the webhooks of a finished transcript.
-func (s *Service) notify(ctx context.Context, j *job) {
+// retryWindow bounds how long finish retries a failed read-back or
+// webhook queueing before it gives up: a short outage of the database
+// (seconds) must not lose a webhook, a long one must not hold a worker.
+const retryWindow = 20 * time.Second
+
+// retry calls fn until it succeeds, with a backoff from 50 ms doubling to
+// 2 s, for at most retryWindow or until stop is closed; it returns fn's
+// last error.
+func retry(stop <-chan struct{}, fn func() error) error {
+	wait, deadline := 50*time.Millisecond, time.Now().Add(retryWindow)
+	for {
+		err := fn()
+		if err == nil || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-stop:
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+// storedAnyway resolves a failed write of the final record rec: an error
+// other than a lost lease may come after the write committed (its reply
+// was lost), and then nothing would resume the job, completed with its
+// lease cleared, nor queue its webhook. It reads the record back until it
+// can, and reports whether it holds this write (the final status, the
+// completion time and owner's cleared lease).
+func (s *Service) storedAnyway(ctx context.Context, stop <-chan struct{}, owner string, rec *Record, werr error) bool {
+	if errors.Is(werr, ErrLeaseLost) {
+		return false
+	}
+	s.log.Warn("storing result failed; reading it back", "id", rec.ID, "err", werr)
+	var got *Record
+	err := retry(stop, func() error {
+		var err error
+		got, err = s.cfg.Store.Get(ctx, rec.ID)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+	if err != nil || got == nil {
+		return false
+	}
+	stored := got.Status == rec.Status && got.LeaseOwner == owner && got.LeaseUntil.IsZero() &&
+		got.Completed.Sub(rec.Completed).Abs() < time.Microsecond
+	if stored {
+		s.log.Info("the result was stored; its reply was lost", "id", rec.ID)
+	}
+	return stored
+}
+
+// notify queues the webhooks of a finished transcript. A failure is
+// retried (the result is stored, so nothing else would queue them).
+func (s *Service) notify(ctx context.Context, stop <-chan struct{}, j *job) {
 	t := j.st.T
 	if t.WebhookURL == nil || s.cfg.Notifier == nil {
 		return
@@ -217,12 +274,12 @@ func (s *Service) notify(ctx context.Context, j *job) {
 	if t.WebhookAuthHeaderName != nil && t.WebhookAuthHeaderValue != nil {
 		n.HeaderName, n.HeaderValue = *t.WebhookAuthHeaderName, *t.WebhookAuthHeaderValue
 	}
-	if err := s.cfg.Notifier.Notify(ctx, n); err != nil {
+	if err := retry(stop, func() error { return s.cfg.Notifier.Notify(ctx, n) }); err != nil {
 		s.log.Error("queueing webhook", "id", t.ID, "err", err)
 	}
 	if _, ok := j.st.artifact(ArtifactRedactedAudio); ok && t.Status == StatusCompleted {
 		n.Event, n.Status = EventRedactedAudio, ""
-		if err := s.cfg.Notifier.Notify(ctx, n); err != nil {
+		if err := retry(stop, func() error { return s.cfg.Notifier.Notify(ctx, n) }); err != nil {
 			s.log.Error("queueing redacted-audio webhook", "id", t.ID, "err", err)
 		}
 	}
