@@ -21,7 +21,10 @@ card a an id # : as please that would be reads read`)
 func codeValue(min int) func(r *run, j int) int {
 	return func(r *run, j int) int {
 		n, chars, digits := 0, 0, false
-		for j+n < len(r.t) && isCode(r.t[j+n].core) && (n == 0 || !r.t[j+n-1].punct) && r.t[j+n].side == r.t[j].side {
+		for j+n < len(r.t) && (isCode(r.t[j+n].core) || r.codeGroup(j, n)) && (n == 0 || !r.t[j+n-1].punct) && r.t[j+n].side == r.t[j].side {
+			if d, ok := smallNumbers[r.k(j+n)]; ok && d <= 9 && !isDigits(r.k(j+n)) {
+				digits = true // a digit spoken as a word inside the code
+			}
 			// a lone letter that is a word ("a", "i") only inside a run
 			if len(r.t[j+n].core) == 1 && !hasDigit(r.t[j+n].core) && n == 0 && !isCode(r.k(j+1)) {
 				break
@@ -38,6 +41,22 @@ func codeValue(min int) func(r *run, j int) int {
 		}
 		return n
 	}
+}
+
+// codeGroup reports whether word j+n can go on the code that starts at j
+// although isCode refuses it: a group of two to four capital letters
+// between code parts, as IBANs are written ("GB82 WEST 1234"), or a digit
+// spoken as a word ("g b eight two").
+func (r *run) codeGroup(j, n int) bool {
+	k := j + n
+	c := r.t[k].core
+	if d, ok := smallNumbers[r.k(k)]; ok && d <= 9 && !isDigits(c) {
+		return n > 0 || isCode(r.k(k+1))
+	}
+	if n == 0 || len(c) < 2 || len(c) > 4 || strings.ToUpper(c) != c || !isAlpha(strings.ToLower(c)) {
+		return false
+	}
+	return k+1 < len(r.t) && isCode(r.t[k+1].core)
 }
 
 // digitValue reads a digit run whose digit count is within [lo, hi].
@@ -100,9 +119,9 @@ var cueRules = []cueRule{
 	{"passport_number", []string{"passport"}, codeValue(6), 3},
 	{"drivers_license", []string{"driver's license", "drivers license", "driver license", "driving license", "driver's licence", "driving licence", "license number", "licence number", "dl"}, codeValue(5), 3},
 	{"account_number", []string{"account", "acct", "account number", "bank account", "checking account", "savings account"}, codeValue(4), 3},
-	{"banking_information", []string{"routing", "routing number", "iban", "swift", "bic", "sort code", "aba"}, codeValue(4), 3},
+	{"banking_information", []string{"routing", "routing number", "iban", "i b a n", "swift", "bic", "sort code", "aba"}, codeValue(4), 3},
 	{"healthcare_number", []string{"medicare", "medicaid", "health insurance", "insurance", "member id", "medical record", "mrn", "health card", "nhs", "policy number", "patient id"}, codeValue(5), 4},
-	{"vehicle_id", []string{"vin", "vehicle identification", "license plate", "plate number", "plate", "registration number"}, codeValue(4), 3},
+	{"vehicle_id", []string{"vin", "v i n", "vehicle identification", "license plate", "plate number", "plate", "registration number"}, codeValue(4), 3},
 	{"username", []string{"username", "user name", "user id", "login", "handle", "screen name"}, wordValue, 2},
 	{"password", []string{"password", "passcode", "pin", "passphrase", "pin code"}, wordValue, 2},
 	{"phone_number", []string{"phone", "telephone", "cell", "mobile", "number", "call me at", "reach me at", "call", "fax", "extension"}, digitValue(7, 15), 3},

@@ -44,9 +44,14 @@ func (r *run) dates() {
 			if (!r.t[end-1].punct || strings.HasSuffix(r.ws[end-1].Text, ",") && end > i+1) && reYear.MatchString(r.k(end)) {
 				end++
 			}
-			// "the 5th of May"
-			if r.k(i-1) == "of" && r.dayAt(i-2) && !r.t[i-2].punct {
+			// "the 5th of May"; "12 August 1974" (day first)
+			switch {
+			case r.k(i-1) == "of" && r.dayAt(i-2) && !r.t[i-2].punct:
 				from = i - 2
+			case end == i+2 && reYear.MatchString(r.k(i+1)) && r.dayAt(i-1) && !r.t[i-1].punct:
+				from = i - 1
+			case end == i+1 && r.dayAt(i-1) && !r.t[i-1].punct && !r.dayAt(i+1):
+				from = i - 1
 			}
 			// A month alone ("April said ...") needs a cue: "in April".
 			if end == i+1 && from == i && !monthCue[r.k(i-1)] {

@@ -65,6 +65,12 @@ func (r *run) names() {
 		// Titles: "Dr. Patel", "Mrs. Smith".
 		if titleSet[k] && i+1 < len(r.t) && isAlpha(r.t[i+1].core) && (surnameSet[r.k(i+1)] || given[r.k(i+1)] || r.t[i+1].capital) && !common[r.k(i+1)] {
 			r.add("person_name", i+1, r.extendName(i+1, false), prioName+5)
+		} else if titleSet[k] && !t.punct && i+2 < len(r.t) && givenAmb[r.k(i+1)] && !r.t[i+1].punct {
+			// "doctor miles dyson": a title and a name that is also a word
+			// ("miles", "will") need a surname after them.
+			if end := r.extendName(i+1, true); end > i+2 {
+				r.add("person_name", i+1, end, prioName+5)
+			}
 		}
 		// Known given names, with following surnames.
 		switch {

@@ -68,14 +68,16 @@ func isIP(c string) bool {
 	return false
 }
 
-// spokenIP reads "192 dot 168 dot one dot 1".
+// spokenIP reads "192 dot 168 dot one dot 1" and octets spoken digit by
+// digit ("one nine two dot zero dot two dot four four").
 func (r *run) spokenIP(i int) {
 	j := i
 	for part := 0; part < 4; part++ {
-		v, ok := octet(r.k(j))
-		if !ok || v > 255 {
+		v, n := r.octetAt(j)
+		if n == 0 || v > 255 {
 			return
 		}
+		j += n - 1
 		if part < 3 {
 			if r.k(j+1) != "dot" {
 				return
@@ -84,6 +86,28 @@ func (r *run) spokenIP(i int) {
 		}
 	}
 	r.add("ip_address", i, j+1, prioPattern)
+}
+
+// octetAt reads one part of a spoken IP address at j: a number, or up to
+// three digits spoken one by one; it returns the value and the words.
+func (r *run) octetAt(j int) (int, int) {
+	v, ok := octet(r.k(j))
+	if !ok {
+		return 0, 0
+	}
+	if !isDigits(r.k(j)) && v < 10 && !r.t[j].punct {
+		n := 1
+		for n < 3 && j+n < len(r.t) && !r.t[j+n-1].punct {
+			d, ok := smallNumbers[r.k(j+n)]
+			if !ok || d > 9 {
+				break
+			}
+			v = v*10 + d
+			n++
+		}
+		return v, n
+	}
+	return v, 1
 }
 
 func octet(k string) (int, bool) {

@@ -186,8 +186,8 @@ func (r *itnRun) domain(i, lim int) (string, int) {
 	return strings.Join(labels[:(end-i+1)/2], "."), end
 }
 
-// email matches "john at example dot com" and "john dot smith at example
-// dot co dot uk".
+// email matches "john at example dot com", "john dot smith at example
+// dot co dot uk" and "sarah seven five at example dot com".
 func (r *itnRun) email(i, lim int) []piece {
 	if !isLabel(r.at(i, lim)) || notAddress[r.t[i]] {
 		return nil
@@ -195,6 +195,13 @@ func (r *itnRun) email(i, lim int) []piece {
 	user := r.t[i]
 	j := i + 1
 	for {
+		// "sarah seven five at ..." -> "sarah75@": digits spoken one by
+		// one run on in the user name.
+		if v, ok := unitWords[r.at(j, lim)]; ok && r.at(j, lim) != "oh" {
+			user += strconv.FormatInt(v, 10)
+			j++
+			continue
+		}
 		sep, ok := addressJoiners[r.at(j, lim)]
 		if !ok || !isLabel(r.at(j+1, lim)) {
 			break
