@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -42,6 +43,7 @@ type Config struct {
 	LogFormat      string        // EARSHOT_LOG_FORMAT: text (default) or json
 	MetricsAddr    string        // EARSHOT_METRICS_ADDR: listener for /metrics, /healthz and /readyz; default none
 	JobLease       time.Duration // EARSHOT_JOB_LEASE, default 30s: how soon a dead worker's job is resumed
+	StoreTimeout   time.Duration // EARSHOT_STORE_TIMEOUT, default 5s: a request's store calls past it are answered 503
 	WebhookRetry   time.Duration // EARSHOT_WEBHOOK_RETRY_INTERVAL, default 10s (the spec's value)
 
 	// Speech engines (README "Speech engines"). pocketsphinx is always
@@ -187,6 +189,7 @@ func ParseConfig(args []string) (*Config, error) {
 		{&c.Retention, "retention", "EARSHOT_RETENTION", 90 * 24 * time.Hour, "how long transcripts stay in the list"},
 		{&c.UploadTTL, "upload-ttl", "EARSHOT_UPLOAD_TTL", 24 * time.Hour, "uploads not used by a transcript within this time are deleted"},
 		{&c.JobLease, "job-lease", "EARSHOT_JOB_LEASE", 30 * time.Second, "how long a job stays with a worker without a heartbeat"},
+		{&c.StoreTimeout, "store-timeout", "EARSHOT_STORE_TIMEOUT", httpapi.DefaultStoreTimeout, "how long a request may wait for the database and blob store before it is answered 503"},
 		{&c.WebhookRetry, "webhook-retry-interval", "EARSHOT_WEBHOOK_RETRY_INTERVAL", 10 * time.Second, "pause between webhook retries"},
 	}
 	for _, d := range durs {

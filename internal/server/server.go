@@ -268,6 +268,7 @@ func Run(ctx context.Context, cfg *Config) error {
 	}
 	api, err := httpapi.New(httpapi.Config{
 		Service: svc, Auth: auth, URLs: urls, Realtime: rt, RealtimeToken: rt.TokenHandler(),
+		StoreTimeout: storeTimeout(cfg.StoreTimeout), Idempotency: idempotencyStore(main.store),
 		RateLimit: cfg.RateLimit, Logger: log, OtherRegions: other, OnRequest: ops.request,
 	})
 	if err != nil {
@@ -304,6 +305,7 @@ func Run(ctx context.Context, cfg *Config) error {
 		}
 		euAPI, err := httpapi.New(httpapi.Config{
 			Service: euSvc, Auth: auth, URLs: euURLs, Endpoints: httpapi.EndpointsEU,
+			StoreTimeout: storeTimeout(cfg.StoreTimeout), Idempotency: idempotencyStore(eu.store),
 			RateLimit: cfg.RateLimit, Logger: log.With("region", "eu"), OtherRegions: []*httpapi.URLs{urls}, OnRequest: ops.request,
 		})
 		if err != nil {
