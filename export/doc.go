@@ -66,8 +66,10 @@
 //
 // # Sentences and paragraphs
 //
-// Sentences end at sentence-final punctuation on a word (which the punctuate
-// stage puts there) or, in a transcript with none, at pauses of
+// Sentences end at sentence-final punctuation on a word (the engine's own
+// when it punctuates, which transcribe/textfmt keeps; otherwise what the
+// punctuate stage put there; a title such as "Dr." ends none) or, in a
+// transcript with none, at pauses of
 // SentencePauseMillis; a speaker or channel change always ends one.
 // Paragraphs are runs of whole sentences, broken at speaker or channel
 // changes, silences of ParagraphPauseMillis and ParagraphMaxWords. Each word

@@ -12,8 +12,9 @@
 //   - Recognize(ctx, samples, opts) sends 16 kHz mono audio as a 16-bit WAV
 //     in a multipart request (model, response_format=verbose_json,
 //     timestamp_granularities[]=word and segment, temperature 0, language,
-//     prompt) and returns lowercase, unpunctuated words with times in
-//     milliseconds from the start of the audio;
+//     prompt) and returns words with times in milliseconds from the start
+//     of the audio: the engine's text as written, or the spoken form (see
+//     Engine text);
 //   - RecognizeFile(ctx, path, opts) sends a media file as it is when the
 //     engine takes its format (AcceptsFile, Config.FileFormats: wav, mp3 and
 //     flac by default) and it fits Config.MaxRequestBytes; otherwise, or
@@ -63,15 +64,56 @@
 //     confidence is faster-whisper's language_probability or whisper.cpp's
 //     language_probabilities entry, 0 when the engine gives none. When the
 //     request named a language, that language is reported.
-//   - Words are normalized for the Service's formatting stages, which
-//     expect a recognizer's spoken forms: lowercase, punctuation removed
-//     (apostrophes kept, hyphens and slashes split), annotations dropped
-//     ("[BLANK_AUDIO]", "(laughs)", "*music*", "♪"), and in English numbers
-//     spoken: "$3.50" -> "three dollars and fifty cents", "10%" -> "ten
-//     percent", "1999" -> "nineteen ninety nine", "10:30" -> "ten thirty",
-//     "21st" -> "twenty first", "555-1234" digit by digit, "example.com" ->
-//     "example dot com". textfmt's ITN writes them back
-//     (TestNormalizeRoundTrip). Other languages keep their digits.
+//
+// # Engine text
+//
+// Whisper-class engines write text: punctuation, casing, digits,
+// symbols, e-mail addresses. What is kept depends on the answer and on
+// RecognizeOptions.Punctuate and FormatText (the request's punctuate and
+// format_text, both true by default), and Recognition.Written says what
+// was kept so that the Service's formatting stages fill in only the rest
+// (transcribe/textfmt, EngineGate):
+//
+//   - An answer with punctuation or casing is written text. With
+//     FormatText its words are kept as the engine wrote them ("Dr.",
+//     "Dyson?", "4111", "sarah75@skynet.com", "$3.50", "the US."); the
+//     OpenAI API's words carry no punctuation, so they take it from the
+//     answer's text, matched word by word in order. Without Punctuate the
+//     punctuation at each word's edges is trimmed (casing and digits stay).
+//     Without FormatText the words are brought to the spoken form below,
+//     keeping the engine's sentence and clause punctuation when Punctuate
+//     is set ("$3.50." -> "three dollars and fifty cents.").
+//   - An answer without punctuation and casing (lowercase engines) is
+//     already the spoken form and is normalized as below; Written is zero
+//     and Earshot's ITN, Punctuator and Casing do their whole work.
+//   - Annotations are always dropped ("[BLANK_AUDIO]", "(laughs)",
+//     "*music*", "♪"); a word of punctuation alone joins the word before.
+//
+// The spoken form is lowercase, punctuation removed (apostrophes kept,
+// hyphens and slashes split), and in English numbers spoken: "$3.50" ->
+// "three dollars and fifty cents", "10%" -> "ten percent", "1999" ->
+// "nineteen ninety nine", "10:30" -> "ten thirty", "21st" -> "twenty
+// first", "555-1234" digit by digit, "example.com" -> "example dot com".
+// textfmt's ITN writes them back (TestNormalizeRoundTrip). Other languages
+// keep their digits. Written numbers are never passed through ITN: ITN
+// reads spoken words and would join numbers across the engine's
+// punctuation ("1999, in" -> "1999 in").
+//
+// # Answers bounded by their audio
+//
+// An answer can hold only so much: at most MaxWordsPerSecond (10) words a
+// second of audio plus ExtraWords (50), and 1 MiB + 64 KiB a second of
+// audio (under Config.MaxResponseBytes). Before decoding, a pre-scan that
+// allocates nothing counts the body's JSON values and the words in its
+// strings (at most 40 per word allowed); an answer past any bound is
+// refused with a *Error naming the audio's length ("answer of 15000001
+// words for 2.0 s of audio ..."), not retried. Recognize bounds each
+// request by the audio it sent; RecognizeFile by
+// RecognizeOptions.Duration (the Service sets it), else only by
+// MaxResponseBytes. Every recorded answer and the test engines' answers at
+// seven words a second are within the bounds (TestBoundsHoldRealAnswers);
+// a 30 MB answer of 15 million words for 2 s of audio is refused after a
+// few megabytes of allocation (TestHugeAnswerRefused).
 //
 // The number speller is hand-written: no Go module on the proxy spells
 // numbers in the forms textfmt's ITN reads back (year pairs, "oh" digits,
@@ -111,8 +153,8 @@
 // retried: the engine is busy or the audio too long for it. Other 4xx
 // answers are not retried and carry the engine's message (whisper.cpp's
 // "Invalid request", OpenAI's error.message, FastAPI's detail). Answers
-// over Config.MaxResponseBytes, or that are not JSON of a known shape,
-// fail. Every failure of the engine is a *Error naming the engine and URL;
+// over Config.MaxResponseBytes or the bounds of their audio, or that are
+// not JSON of a known shape, fail. Every failure of the engine is a *Error naming the engine and URL;
 // unreachable, timed out and 429/5xx ones wrap transcribe.ErrUnavailable.
 // A cancelled ctx returns ctx.Err().
 //

@@ -20,6 +20,11 @@
 //   - Config.ExtraFields: any other field of the handler (beam_size, vad,
 //     max_len, ...).
 //
+// Text: the answer's BPE tokens are merged into words and the engine's
+// punctuation, casing and written numbers are kept under the request's
+// punctuate and format_text, exactly as adapters/openai describes under
+// "Engine text"; answers are bounded by their audio likewise.
+//
 // Features adds WordConfidence to openai's: verbose_json carries every
 // token's probability, and a word's confidence is the mean of its tokens'.
 // The server's answers have quirks the recordings in testdata show and the

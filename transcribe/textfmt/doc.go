@@ -44,11 +44,41 @@
 // format_text false keeps the spoken form (no ITN, no casing); punctuate
 // false adds no punctuation. Both are independent.
 //
+// # What the engine wrote is kept
+//
+// Stages wraps ITN, Punctuator and Casing in EngineGate, which reads
+// transcribe.Job.Written (what the recognizer's words already carry, set
+// by the adapter: see adapters/openai, "Engine text") and skips the stage
+// when the engine already did its work. Per stage:
+//
+//   - ITN runs only on spoken-form words; an engine that wrote its numbers
+//     (Written.Numbers) keeps them ("4111 1111 1111 1111", "09/28",
+//     "sarah75@skynet.com"). ITN on written text would join numbers across
+//     the engine's punctuation, so an engine that writes text but spells
+//     a number keeps the number spelled.
+//   - Punctuator runs only when the engine gave no punctuation
+//     (Written.Punctuation false): an engine's sentence ends, commas and
+//     question marks are kept, so sentences and paragraphs (transcribe/
+//     export) follow the engine's sentence ends.
+//   - Casing runs unless the engine both cased and punctuated its words;
+//     on an engine that cased but gave no punctuation it raises the
+//     sentence starts the Punctuator placed (Casing only raises letters).
+//   - Disfluencies, CustomSpelling and ProfanityFilter always run as asked;
+//     they match words without their attached punctuation.
+//
+// punctuate false and format_text false reach the engine adapter
+// (transcribe.RecognizeOptions), which trims the engine's punctuation or
+// brings its words to the spoken form; the stages then add nothing of
+// what was turned off. Entities, PII redaction and the analyses run after
+// these stages and so see the engine's casing and written forms.
+//
 // # Inverse text normalisation (ITN)
 //
 // Written forms, tried in this order at each word:
 //
-//   - e-mail: "john dot smith at example dot com" -> "john.smith@example.com"
+//   - e-mail: "john dot smith at example dot com" -> "john.smith@example.com",
+//     digits spoken one by one join the user name ("sarah seven five at
+//     skynet dot com" -> "sarah75@skynet.com")
 //     (the domain must end in a known top-level domain; pronouns and
 //     function words never start an address, so "reach me at example dot
 //     com" stays "me at example.com").
@@ -92,7 +122,7 @@
 //
 // # Punctuation
 //
-// The recognizer gives none, so Punctuator places it from word timing and
+// When the recognizer gives none, Punctuator places it from word timing and
 // cues: a pause of 600 ms or more, a change of speaker or channel, or the
 // last word ends a sentence; a sentence is a question ("?") when its first
 // word, after fillers and "so"/"and"/"but"/"well", is a question word not
