@@ -138,7 +138,9 @@ type Recognition struct {
 // concurrent use (pool decoders internally) and load heavy models once.
 //
 //   - Recognize returns words in time order, lowercase, without
-//     punctuation. Silence yields zero words and a nil error.
+//     punctuation, unless Recognition.Written says the engine's written
+//     text was kept (RecognizeOptions.Punctuate, FormatText). Silence
+//     yields zero words and a nil error.
 //   - It returns an error wrapping ErrUnavailable when its library or model
 //     is missing, and ctx.Err() when cancelled.
 type Recognizer interface {
