@@ -13,7 +13,8 @@
 #
 # PostgreSQL: Debian's server (apt-get install postgresql when initdb is
 # missing), a new cluster in the state directory (copied from a template that
-# initdb makes once and the cache keeps), fsync off (tests only), listening on
+# initdb makes once and the cache keeps), fsync off (tests only; see
+# EARSHOT_SERVICES_PG_DURABLE below), listening on
 # 127.0.0.1 only with a random password. Its binaries refuse to run as root, so
 # as root the cluster belongs to a dedicated system user, earshot-test
 # (created when missing).
@@ -29,6 +30,10 @@
 #                           leaves nothing running for long. Unset: the
 #                           servers live until "stop".
 #   EARSHOT_CACHE           cache directory (default ${XDG_CACHE_HOME:-$HOME/.cache}/earshot)
+#   EARSHOT_SERVICES_PG_DURABLE  1: PostgreSQL crash-safe (fsync, synchronous_commit,
+#                           full_page_writes on), for tests that crash or restart it;
+#                           start prints EARSHOT_TEST_POSTGRES_DURABLE=1 then.
+#                           Default 0: all three off, which is faster.
 set -euo pipefail
 
 VERSITYGW_VERSION=v1.8.0
@@ -194,6 +199,21 @@ pg_data() {
   mv -T "$tmp" "$tmpl" 2>/dev/null || rm -rf "$tmp" # another start made it first
 }
 
+# pg_durability: the cluster's crash settings. By default none of them
+# (fsync, synchronous_commit and full_page_writes off): the suite's databases
+# are thrown away, and nothing in it crashes PostgreSQL itself. With
+# EARSHOT_SERVICES_PG_DURABLE=1 the cluster is crash-safe (PostgreSQL's own
+# defaults), for tests that kill or restart PostgreSQL and then count on what
+# it acknowledged; such a test on the fast cluster would measure the fixture
+# (an acknowledged commit lost by pg_ctl restart -m immediate).
+pg_durability() {
+  if [ "${EARSHOT_SERVICES_PG_DURABLE:-0}" = 1 ]; then
+    echo "-c fsync=on -c synchronous_commit=on -c full_page_writes=on"
+  else
+    echo "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  fi
+}
+
 start_postgres() {
   local d=$1 bindir run=() port pw
   bindir=$(pg_bindir)
@@ -212,14 +232,15 @@ start_postgres() {
   for _ in 1 2 3 4 5; do
     port=$(free_port)
     if "${run[@]}" "$bindir/pg_ctl" -D "$d/pg/data" -l "$d/pg/log" -w -t 60 -o \
-      "-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$d/pg -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+      "-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$d/pg $(pg_durability) -c max_connections=300" \
       start >/dev/null 2>&1; then
       echo "ALTER ROLE earshot PASSWORD '$pw'" |
         "${run[@]}" "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -h "$d/pg" -p "$port" -U earshot -d postgres >/dev/null ||
         die "setting the PostgreSQL password failed (log: $d/pg/log)"
       "$bindir/pg_isready" -q -h 127.0.0.1 -p "$port" -t 30 || die "PostgreSQL does not answer on port $port (log: $d/pg/log)"
       echo "export EARSHOT_TEST_POSTGRES_URL='postgres://earshot:$pw@127.0.0.1:$port/postgres?sslmode=disable'" >>"$d/env"
-      log "PostgreSQL $("$bindir/postgres" --version | awk '{print $3}') on 127.0.0.1:$port"
+      echo "export EARSHOT_TEST_POSTGRES_DURABLE='${EARSHOT_SERVICES_PG_DURABLE:-0}'" >>"$d/env"
+      log "PostgreSQL $("$bindir/postgres" --version | awk '{print $3}') on 127.0.0.1:$port ($(pg_durability))"
       return
     fi
     grep -qs "could not bind\|Address already in use" "$d/pg/log" || { cat "$d/pg/log" >&2; die "PostgreSQL did not start"; }
