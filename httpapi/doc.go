@@ -43,7 +43,26 @@
 //   - request bodies must keep flowing: one idle for BodyIdleTimeout is
 //     cut off (an upload of any size goes through while it flows);
 //   - clients see the messages of errors made for them, or a fixed
-//     sentence per kind; a full disk is 507;
+//     sentence per kind; a full disk is 507; an upload over the Service's
+//     MaxUploadBytes is 413 with a JSON error naming the limit (the Go
+//     SDK reads error bodies only when they are JSON);
+//   - only errors of reading or decoding the request body are 400 by
+//     their type (they are typed where the body is decoded); a store's
+//     error is never a 4xx: an unavailable store (connection refused,
+//     reset or cut, a database shutting down or recovering) is 503 with
+//     a short reason and Retry-After, any other store error 500, each
+//     logged with its cause;
+//   - a request's store calls are bounded by Config.StoreTimeout (default
+//     5 s; the clock stops while the body streams): past it the answer is
+//     503 "storage did not answer within ..." with Retry-After;
+//   - POST /v2/transcript and POST /v2/upload honour an Idempotency-Key
+//     header (1 to 255 visible ASCII characters), per project, for 24
+//     hours: the same key with the same request gets the same transcript
+//     (its current state, with Idempotent-Replayed: true) or the same
+//     upload_url; another body under the key is 422. The transcript's id
+//     is reserved with the key before it is created, so a retry after an
+//     unacknowledged commit, on any process sharing
+//     Config.Idempotency, finds it instead of making a second job;
 //   - JSON bodies are capped (Config.MaxJSONBytes, 413 beyond it); unknown
 //     JSON keys are ignored and wrong JSON types are 400 naming the field;
 //   - every response carries X-Request-Id (a sane incoming one is kept,
