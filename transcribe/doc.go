@@ -21,7 +21,8 @@
 // (upload ownership), BlobStore (media bytes), Recognizer with the optional
 // StreamRecognizer and FileRecognizer (speech engines), Decoder (media to
 // PCM), Fetcher (audio_url downloads), Notifier (webhooks; the durable
-// queue behind it is webhook.Queue) and Stage with the optional
+// queue behind it is webhook.Queue), IdempotencyStore (the
+// Idempotency-Key records httpapi keeps; optional) and Stage with the optional
 // PendingStage and FallibleStage (one step of the feature pipeline).
 // transcribe/transcribetest holds the conformance suites every adapter runs.
 // Jobs are a leased queue (JobQueue over a Store), the same primitive

@@ -19,6 +19,10 @@
 //     that lets a streaming session resume in another process (its
 //     tables realtime_tokens and realtime_sessions live in the same
 //     schema).
+//   - (*Store) is also a transcribe.IdempotencyStore: the Idempotency-Key
+//     records of every process on the schema, in table idempotency_keys,
+//     created on first use (CREATE TABLE IF NOT EXISTS, outside the
+//     numbered migrations).
 //   - SchemaVersion is the schema version this build writes;
 //     ErrSchemaTooNew is wrapped when the database was migrated by a newer
 //     build.

@@ -1,7 +1,8 @@
 // Package sqlite is Earshot's embedded default store: one SQLite database
 // file, through the pure-Go driver modernc.org/sqlite (no cgo), whose
-// *Store implements transcribe.Store, transcribe.UploadStore and
-// webhook.Queue.
+// *Store implements transcribe.Store, transcribe.UploadStore,
+// transcribe.IdempotencyStore (table idempotency_keys, created on first
+// use) and webhook.Queue.
 //
 // Entry point: Open(Config{Path: "earshot.db"}) returns a *Store. Config
 // documents its defaults (BusyTimeout 5s, MaxOpenConns 4, Synchronous
