@@ -1,0 +1,134 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+var _ transcribe.LeMURStore = (*Store)(nil)
+
+// The lemur_responses table is created on first use (CREATE TABLE IF
+// NOT EXISTS, in the store's schema), not by a numbered migration, like
+// idempotency_keys: it is independent of the other tables, and a
+// database whose servers never answer a LeMUR request never gets it.
+// lemurReady remembers, per Store, that the table exists.
+var lemurReady sync.Map // *Store -> struct{}
+
+const lemurTable = `CREATE TABLE IF NOT EXISTS lemur_responses (
+		request_id text COLLATE "C" NOT NULL PRIMARY KEY,
+		project_id text COLLATE "C" NOT NULL,
+		created    timestamptz      NOT NULL,
+		data       bytea            NOT NULL
+	);
+	CREATE INDEX IF NOT EXISTS lemur_responses_by_created ON lemur_responses (created)`
+
+func (s *Store) lemurTable(ctx context.Context) error {
+	if _, ok := lemurReady.Load(s); ok {
+		return nil
+	}
+	if s.closed.Load() {
+		return errClosed("LeMUR responses")
+	}
+	var err error
+	for range 3 {
+		// Two processes creating the table at once can collide in the
+		// catalog (unique_violation on pg_type, duplicate_table); the
+		// loser finds it made on the next try.
+		if _, err = s.pool.Exec(ctx, lemurTable); err == nil {
+			lemurReady.Store(s, struct{}{})
+			return nil
+		}
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || (pe.Code != "23505" && pe.Code != "42P07") {
+			break
+		}
+	}
+	return s.fail("creating the lemur_responses table", err)
+}
+
+// PutLeMUR implements transcribe.LeMURStore.
+func (s *Store) PutLeMUR(ctx context.Context, r *transcribe.LeMURRecord) error {
+	for _, f := range [][2]string{{"ProjectID", r.ProjectID}, {"RequestID", r.RequestID}} {
+		if err := checkText("LeMUR "+f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	created, err := stamp("Created", r.Created)
+	if err != nil {
+		return err
+	}
+	if err := s.lemurTable(ctx); err != nil {
+		return err
+	}
+	tag, err := s.pool.Exec(ctx, `INSERT INTO lemur_responses (request_id, project_id, created, data)
+		VALUES ($1, $2, $3, $4) ON CONFLICT (request_id) DO NOTHING`, r.RequestID, r.ProjectID, created, bytea(r.Data))
+	if err != nil {
+		return s.fail("storing LeMUR request "+r.RequestID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("postgres: LeMUR request %s: %w", r.RequestID, transcribe.ErrExists)
+	}
+	return nil
+}
+
+// GetLeMUR implements transcribe.LeMURStore.
+func (s *Store) GetLeMUR(ctx context.Context, projectID, requestID string) (*transcribe.LeMURRecord, error) {
+	if !storable(projectID) || !storable(requestID) {
+		return nil, fmt.Errorf("postgres: LeMUR request %q: %w", requestID, transcribe.ErrNotFound)
+	}
+	if err := s.lemurTable(ctx); err != nil {
+		return nil, err
+	}
+	r := &transcribe.LeMURRecord{ProjectID: projectID, RequestID: requestID}
+	var ts pgtype.Timestamptz
+	err := s.pool.QueryRow(ctx, `SELECT created, data FROM lemur_responses WHERE request_id = $1 AND project_id = $2`,
+		requestID, projectID).Scan(&ts, &r.Data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("postgres: LeMUR request %s: %w", requestID, transcribe.ErrNotFound)
+	}
+	if err != nil {
+		return nil, s.fail("reading LeMUR request "+requestID, err)
+	}
+	r.Created = unstamp(ts)
+	return r, nil
+}
+
+// DeleteLeMUR implements transcribe.LeMURStore.
+func (s *Store) DeleteLeMUR(ctx context.Context, projectID, requestID string) (bool, error) {
+	if !storable(projectID) || !storable(requestID) {
+		return false, nil // never stored
+	}
+	if err := s.lemurTable(ctx); err != nil {
+		return false, err
+	}
+	tag, err := s.pool.Exec(ctx, `DELETE FROM lemur_responses WHERE request_id = $1 AND project_id = $2`, requestID, projectID)
+	if err != nil {
+		return false, s.fail("deleting LeMUR request "+requestID, err)
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
+// SweepLeMUR implements transcribe.LeMURStore.
+func (s *Store) SweepLeMUR(ctx context.Context, before time.Time) (int, error) {
+	b, err := stamp("before", before)
+	if err != nil {
+		return 0, err
+	}
+	if err := s.lemurTable(ctx); err != nil {
+		return 0, err
+	}
+	tag, err := s.pool.Exec(ctx, `DELETE FROM lemur_responses WHERE created < $1`, b)
+	if err != nil {
+		return 0, s.fail("sweeping LeMUR responses", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
