@@ -193,6 +193,15 @@ type chatResponse struct {
 		} `json:"message"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
+	Usage *Usage `json:"usage"`
+}
+
+// Usage is the token count a server reports with an answer ("usage":
+// prompt_tokens and completion_tokens; llama-server, Ollama, vLLM and
+// OpenAI send it).
+type Usage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
 }
 
 type errorBody struct {
@@ -208,19 +217,26 @@ type errorBody struct {
 // Config.NoResponseFormat is not). See the error variables for what it
 // returns when the exchange fails.
 func (c *Client) Complete(ctx context.Context, messages []Message, wantJSON bool) (string, error) {
+	out, _, err := c.CompleteUsage(ctx, messages, wantJSON)
+	return out, err
+}
+
+// CompleteUsage is Complete that also returns the answer's usage, nil
+// when the server sent none.
+func (c *Client) CompleteUsage(ctx context.Context, messages []Message, wantJSON bool) (string, *Usage, error) {
 	body := chatRequest{Model: c.cfg.Model, Messages: messages, MaxTokens: c.cfg.MaxTokens, Temperature: *c.cfg.Temperature}
 	if wantJSON && !c.cfg.NoResponseFormat {
 		body.ResponseFormat = &responseFormat{Type: "json_object"}
 	}
 	raw, err := json.Marshal(body)
 	if err != nil {
-		return "", fmt.Errorf("%w: encoding the request: %v", ErrConfig, err)
+		return "", nil, fmt.Errorf("%w: encoding the request: %v", ErrConfig, err)
 	}
 	rctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, ErrTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(rctx, http.MethodPost, c.endpoint, bytes.NewReader(raw))
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrConfig, err)
+		return "", nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -229,15 +245,15 @@ func (c *Client) Complete(ctx context.Context, messages []Message, wantJSON bool
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return "", c.transportError(ctx, rctx, err)
+		return "", nil, c.transportError(ctx, rctx, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxResponseBytes+1))
 	if err != nil {
-		return "", c.transportError(ctx, rctx, err)
+		return "", nil, c.transportError(ctx, rctx, err)
 	}
 	if int64(len(data)) > c.cfg.MaxResponseBytes {
-		return "", fmt.Errorf("%w: answer longer than %d bytes", ErrMalformed, c.cfg.MaxResponseBytes)
+		return "", nil, fmt.Errorf("%w: answer longer than %d bytes", ErrMalformed, c.cfg.MaxResponseBytes)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := &APIError{StatusCode: resp.StatusCode}
@@ -248,23 +264,23 @@ func (c *Client) Complete(ctx context.Context, messages []Message, wantJSON bool
 		if e.Message == "" {
 			e.Message = strings.TrimSpace(string(data[:min(len(data), 200)]))
 		}
-		return "", e
+		return "", nil, e
 	}
 	var cr chatResponse
 	if err := json.Unmarshal(data, &cr); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrMalformed, err)
+		return "", nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	if len(cr.Choices) == 0 {
-		return "", fmt.Errorf("%w: no choices", ErrMalformed)
+		return "", nil, fmt.Errorf("%w: no choices", ErrMalformed)
 	}
 	ch := cr.Choices[0]
 	if ch.FinishReason != nil && *ch.FinishReason == "length" {
-		return "", ErrTruncated
+		return "", nil, ErrTruncated
 	}
 	if ch.Message.Content == nil || strings.TrimSpace(*ch.Message.Content) == "" {
-		return "", fmt.Errorf("%w: empty message content", ErrMalformed)
+		return "", nil, fmt.Errorf("%w: empty message content", ErrMalformed)
 	}
-	return *ch.Message.Content, nil
+	return *ch.Message.Content, cr.Usage, nil
 }
 
 // transportError classifies an error of sending or reading: the caller's

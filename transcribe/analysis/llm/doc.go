@@ -12,7 +12,10 @@
 //     and summary_model) and Chapter (gist, headline and summary of one
 //     chapter, asked for as a JSON object). Give it to
 //     summary.Options.Generator.
-//   - Client.Complete is the raw exchange, for other uses.
+//   - Client.Complete is the raw exchange, for other uses;
+//     Client.CompleteUsage also returns the token usage the server
+//     reported, and PlainText cleans a free-form answer as Summarize
+//     does (both for LeMUR, package httpapi/lemur).
 //
 // # When the transcript leaves the process
 //
