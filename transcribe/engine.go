@@ -231,11 +231,19 @@ type Notification struct {
 	URL          string // webhook_url with its query intact
 	HeaderName   string // webhook_auth_header_name, or ""
 	HeaderValue  string // webhook_auth_header_value
+	// Key, when set, identifies the notification: a Notifier given the
+	// same Key again queues nothing more (the Service re-sends the
+	// notifications of a result whose outbox flag is still set, and some
+	// of them may be queued already). The Service sets
+	// "<transcript id>/<event>".
+	Key string
 }
 
 // Notifier sends completion notifications. Notify should return quickly;
 // delivery and retries may happen in the background. The Service calls it
-// after the transcript's final state is stored.
+// after the transcript's final state is stored, and again for a result
+// whose outbox flag (Record.NotifyPending) is still set, so Notify must be
+// idempotent for a Notification with a Key.
 type Notifier interface {
 	Notify(ctx context.Context, n Notification) error
 }

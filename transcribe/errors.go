@@ -34,6 +34,10 @@ var (
 	// Service counts it against the job and never resumes a job that has
 	// crashed an engine twice.
 	ErrEngineCrashed = errors.New("transcribe: speech engine crashed")
+	// ErrNotificationRefused: a Notifier will never queue this
+	// Notification (its URL or header is invalid); the Service logs it and
+	// does not retry it.
+	ErrNotificationRefused = errors.New("transcribe: notification refused")
 	// ErrClosed: an adapter (recognizer, store) was used after Close. A job
 	// that gets it was cut off by a shutdown and is resumed later; it never
 	// fails the transcript.

@@ -36,6 +36,14 @@ type Record struct {
 	// WebhookStatus is the HTTP status of the last webhook attempt (0:
 	// none); only SetWebhookStatus changes it (Update leaves it alone).
 	WebhookStatus int
+	// NotifyPending marks a final record whose notifications (webhooks)
+	// have not all been handed to the Notifier yet: the outbox. The
+	// Service sets it in the same Update that stores the final result, so
+	// the result and the promise of its webhook are one write; it clears it
+	// with ClearNotifyPending once the Notifier has them, and re-sends
+	// what ListNotifyPending finds still set (a process killed between
+	// the two, a store down past the worker's retries).
+	NotifyPending bool
 	// Summary is the sealed list entry (audio_url, error): small and of
 	// bounded size, so a list page costs the same whatever the
 	// transcripts hold. Opaque to the Store.
@@ -81,7 +89,8 @@ type Lease = queue.Lease
 //     ErrNotFound for an unknown id. It does not filter by project;
 //     callers check ProjectID.
 //   - Update replaces the record with r.ID: Status, Deleted, Completed,
-//     LeaseOwner, LeaseUntil, Failures, Summary and Data (never Seq,
+//     LeaseOwner, LeaseUntil, Failures, NotifyPending, Summary and Data
+//     in one atomic write (never Seq,
 //     Created, ProjectID, Claims or WebhookStatus); ErrNotFound when
 //     absent. When r.LeaseOwner is non-empty the update succeeds only if
 //     the stored lease owner is the same, else it returns an error
@@ -101,6 +110,11 @@ type Lease = queue.Lease
 //     ErrLeaseLost for an absent id).
 //   - SetWebhookStatus sets WebhookStatus of record id without touching
 //     anything else (no lease check); ErrNotFound when absent.
+//   - ListNotifyPending returns up to limit records (<= 0: all) with
+//     NotifyPending set and Completed before completedBefore, earliest
+//     Completed first (ties: lower Seq), Data included; deleted ones too.
+//   - ClearNotifyPending clears NotifyPending of record id without
+//     touching anything else (no lease check); ErrNotFound when absent.
 //   - Times are kept to at least the microsecond. Close releases
 //     resources.
 type Store interface {
@@ -111,6 +125,8 @@ type Store interface {
 	ClaimJob(ctx context.Context, c Claim) (*Record, error)
 	ExtendLease(ctx context.Context, l Lease) error
 	SetWebhookStatus(ctx context.Context, id string, code int) error
+	ListNotifyPending(ctx context.Context, completedBefore time.Time, limit int) ([]*Record, error)
+	ClearNotifyPending(ctx context.Context, id string) error
 	Close() error
 }
 

@@ -43,7 +43,7 @@ func (s *Service) newRunner() *queue.Runner[*Record] {
 				s.log.Warn("extending lease", "id", id, "err", err)
 			}
 		},
-		Background: []func(context.Context){s.janitor},
+		Background: []func(context.Context){s.janitor, s.outbox},
 	})
 }
 
@@ -188,6 +188,10 @@ func (s *Service) finish(ctx context.Context, owner string, j *job, perr error) 
 	rec.Completed = t.Completed
 	uploadID := j.st.UploadID
 	j.st.UploadID = "" // deleted below
+	// The outbox: the webhooks to send are promised in the same write as
+	// the result, so no crash or outage between the two loses them.
+	notes := s.notifications(j)
+	rec.NotifyPending = len(notes) > 0
 	if err := s.seal(rec, &j.st); err != nil {
 		s.log.Error("sealing result", "id", t.ID, "err", err)
 		return false
@@ -204,7 +208,7 @@ func (s *Service) finish(ctx context.Context, owner string, j *job, perr error) 
 	if uploadID != "" {
 		s.removeUpload(ctx, uploadID)
 	}
-	s.notify(ctx, stop, j)
+	s.notify(ctx, stop, t.ID, notes)
 	return true
 }
 
@@ -263,26 +267,124 @@ func (s *Service) storedAnyway(ctx context.Context, stop <-chan struct{}, owner 
 	return stored
 }
 
-// notify queues the webhooks of a finished transcript. A failure is
-// retried (the result is stored, so nothing else would queue them).
-func (s *Service) notify(ctx context.Context, stop <-chan struct{}, j *job) {
+// notifications are the webhooks of finished job j: its transcript event
+// and, for a completed transcript with redacted audio, that event too;
+// none without a webhook_url or a Notifier. Each has a Key, so queueing it
+// again (from the outbox) queues it once.
+func (s *Service) notifications(j *job) []Notification {
 	t := j.st.T
-	if t.WebhookURL == nil || s.cfg.Notifier == nil {
-		return
+	if t.WebhookURL == nil || s.cfg.Notifier == nil || !t.Status.Final() {
+		return nil
 	}
 	n := Notification{Event: EventTranscript, TranscriptID: t.ID, ProjectID: t.ProjectID, Status: t.Status, URL: *t.WebhookURL}
 	if t.WebhookAuthHeaderName != nil && t.WebhookAuthHeaderValue != nil {
 		n.HeaderName, n.HeaderValue = *t.WebhookAuthHeaderName, *t.WebhookAuthHeaderValue
 	}
-	if err := retry(stop, func() error { return s.cfg.Notifier.Notify(ctx, n) }); err != nil {
-		s.log.Error("queueing webhook", "id", t.ID, "err", err)
-	}
+	n.Key = t.ID + "/" + string(n.Event)
+	out := []Notification{n}
 	if _, ok := j.st.artifact(ArtifactRedactedAudio); ok && t.Status == StatusCompleted {
 		n.Event, n.Status = EventRedactedAudio, ""
-		if err := retry(stop, func() error { return s.cfg.Notifier.Notify(ctx, n) }); err != nil {
-			s.log.Error("queueing redacted-audio webhook", "id", t.ID, "err", err)
+		n.Key = t.ID + "/" + string(n.Event)
+		out = append(out, n)
+	}
+	return out
+}
+
+// notify queues the webhooks of a finished transcript whose result (with
+// its outbox flag) is stored, each retried for retryWindow, and then
+// clears the flag. What fails is left to the outbox sweep, which re-sends
+// it later (Notify is idempotent by Key).
+func (s *Service) notify(ctx context.Context, stop <-chan struct{}, id string, notes []Notification) {
+	if len(notes) == 0 {
+		return
+	}
+	for _, n := range notes {
+		if err := retry(stop, func() error { return s.queueNote(ctx, n) }); err != nil {
+			s.log.Warn("queueing webhook failed; the outbox sweep will queue it", "id", id, "event", n.Event, "err", err)
+			return
 		}
 	}
+	if err := retry(stop, func() error { return s.cfg.Store.ClearNotifyPending(ctx, id) }); err != nil && !errors.Is(err, ErrNotFound) {
+		s.log.Warn("clearing the outbox flag failed; the outbox sweep will clear it", "id", id, "err", err)
+	}
+}
+
+// queueNote hands n to the Notifier; a notification it refuses for good
+// is logged and counts as handled.
+func (s *Service) queueNote(ctx context.Context, n Notification) error {
+	err := s.cfg.Notifier.Notify(ctx, n)
+	if errors.Is(err, ErrNotificationRefused) {
+		s.log.Error("webhook refused by the notifier; it will not be sent", "id", n.TranscriptID, "event", n.Event, "err", err)
+		return nil
+	}
+	return err
+}
+
+// outboxBatch is how many pending results one sweep reads at a time.
+const outboxBatch = 100
+
+// outbox re-sends, every Lease, the notifications of results whose outbox
+// flag is still set a Lease after they were stored: their worker's process
+// was killed between the result and its webhooks, or the store or the
+// Notifier failed past its retries.
+func (s *Service) outbox(ctx context.Context) {
+	queue.Every(ctx, s.cfg.Lease, func(ctx context.Context) { s.sweepOutbox(ctx) })
+}
+
+// sweepOutbox queues the notifications of the pending results completed
+// over a Lease ago and clears their flag; it returns how many results it
+// cleared.
+func (s *Service) sweepOutbox(ctx context.Context) int {
+	done := 0
+	for ctx.Err() == nil {
+		recs, err := s.cfg.Store.ListNotifyPending(ctx, s.now().Add(-s.cfg.Lease), outboxBatch)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn("listing results with pending webhooks", "err", err)
+			}
+			return done
+		}
+		cleared := 0
+		for _, rec := range recs {
+			if ctx.Err() != nil {
+				return done
+			}
+			var notes []Notification
+			if !rec.Deleted {
+				j, err := s.unseal(rec)
+				if err != nil {
+					// Left pending: a process with the right key sends them.
+					s.log.Error("reading a result with pending webhooks", "id", rec.ID, "err", err)
+					continue
+				}
+				notes = s.notifications(j)
+			}
+			failed := false
+			for _, n := range notes {
+				if err := s.queueNote(ctx, n); err != nil {
+					s.log.Warn("queueing a pending webhook", "id", rec.ID, "event", n.Event, "err", err)
+					failed = true
+					break
+				}
+			}
+			if failed {
+				continue
+			}
+			if err := s.cfg.Store.ClearNotifyPending(ctx, rec.ID); err != nil && !errors.Is(err, ErrNotFound) {
+				s.log.Warn("clearing the outbox flag", "id", rec.ID, "err", err)
+				continue
+			}
+			if len(notes) > 0 {
+				s.log.Info("pending webhooks queued by the outbox sweep", "id", rec.ID, "count", len(notes))
+			}
+			cleared++
+			done++
+		}
+		if len(recs) < outboxBatch || cleared == 0 {
+			return done
+		}
+	}
+	return done
 }
 
 // processSafely runs process and turns a panic in any stage or adapter

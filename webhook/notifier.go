@@ -25,6 +25,8 @@ const UserAgent = "Earshot-Webhook/1.0 (+https://github.com/earshot-dev/earshot)
 
 // ErrInvalid is wrapped by Notify's error for a Notification that cannot be
 // delivered (unknown event, missing transcript id, bad URL or header).
+// That error also wraps transcribe.ErrNotificationRefused, so the Service
+// does not retry it.
 var ErrInvalid = errors.New("webhook: invalid notification")
 
 // Config configures a Notifier. Zero values mean the documented default;
@@ -256,8 +258,17 @@ type redactedAudioBody struct {
 	RedactedAudioURL string `json:"redacted_audio_url"`
 }
 
+// refused marks an invalid notification for the Service (its text is
+// empty, so the message stays the webhook package's).
+var refused error = refusedError{}
+
+type refusedError struct{}
+
+func (refusedError) Error() string        { return "" }
+func (refusedError) Is(target error) bool { return target == transcribe.ErrNotificationRefused }
+
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s%w", ErrInvalid, fmt.Sprintf(format, args...), refused)
 }
 
 // Body returns the JSON request body sent for n: {"transcript_id","status"}
@@ -311,8 +322,10 @@ func validHeaderValue(s string) bool {
 
 // Notify implements transcribe.Notifier: it validates n and stores it as a
 // pending delivery, due now, then wakes the dispatcher. It does no network
-// I/O. The error wraps ErrInvalid for a bad Notification, or is the
-// store's error.
+// I/O. A Notification with a Key gets a delivery id derived from it, so
+// the same Key again finds its delivery already stored and queues nothing
+// (nil error): re-sending an outbox is harmless. The error wraps
+// ErrInvalid for a bad Notification, or is the store's error.
 func (n *Notifier) Notify(ctx context.Context, note transcribe.Notification) error {
 	var audioURL string
 	if note.Event == transcribe.EventRedactedAudio && note.TranscriptID != "" {
@@ -353,13 +366,23 @@ func (n *Notifier) Notify(ctx context.Context, note transcribe.Notification) err
 		TranscriptID: note.TranscriptID,
 		NextAttempt:  n.now(),
 	}
+	if note.Key != "" {
+		d.ID = uuid.NewSHA1(keySpace, []byte(note.Key)).String()
+	}
 	d.Data = n.cipher.Seal(d.ID, plain)
-	if err := n.cfg.Queue.AddDelivery(ctx, d); err != nil {
+	if err := n.cfg.Queue.AddDelivery(ctx, d); note.Key != "" && errors.Is(err, transcribe.ErrExists) {
+		n.log.Info("webhook: notification already queued", "delivery", d.ID, "transcript", note.TranscriptID, "event", note.Event)
+		return nil
+	} else if err != nil {
 		return fmt.Errorf("webhook: storing delivery for transcript %s: %w", note.TranscriptID, err)
 	}
 	n.poke()
 	return nil
 }
+
+// keySpace is the UUID namespace of delivery ids derived from a
+// Notification's Key (UUID version 5).
+var keySpace = uuid.MustParse("6f4a1c52-8b0e-4d8e-9a61-3f3c1f0e2b7d")
 
 func (n *Notifier) poke() { n.run.Wake() }
 

@@ -137,7 +137,43 @@ func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
 	// Update changes the record in place so that order keeps pointing at it.
 	cur.Status, cur.Deleted, cur.Completed = c.Status, c.Deleted, c.Completed
 	cur.LeaseOwner, cur.LeaseUntil, cur.Failures = c.LeaseOwner, c.LeaseUntil, c.Failures
-	cur.Summary, cur.Data = c.Summary, c.Data
+	cur.NotifyPending, cur.Summary, cur.Data = c.NotifyPending, c.Summary, c.Data
+	return nil
+}
+
+// ListNotifyPending implements transcribe.Store.
+func (s *Store) ListNotifyPending(ctx context.Context, completedBefore time.Time, limit int) ([]*transcribe.Record, error) {
+	if err := s.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	var out []*transcribe.Record
+	for _, r := range s.order {
+		if r.NotifyPending && r.Completed.Before(completedBefore) {
+			out = append(out, r)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *transcribe.Record) int { return a.Completed.Compare(b.Completed) })
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	for i, r := range out {
+		out[i] = cloneRecord(r)
+	}
+	return out, nil
+}
+
+// ClearNotifyPending implements transcribe.Store.
+func (s *Store) ClearNotifyPending(ctx context.Context, id string) error {
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	r, ok := s.records[id]
+	if !ok {
+		return fmt.Errorf("memory: transcript %s: %w", id, transcribe.ErrNotFound)
+	}
+	r.NotifyPending = false
 	return nil
 }
 

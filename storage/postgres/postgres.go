@@ -169,6 +169,12 @@ var migrations = []string{
 		version              bigint      NOT NULL DEFAULT 1
 	);
 	CREATE INDEX realtime_sessions_purge ON realtime_sessions (purge_after);`,
+
+	// Version 3: the outbox flag (transcribe.Record.NotifyPending): a
+	// final result whose webhooks are not all queued yet, written with the
+	// result in one UPDATE and found again through a partial index.
+	`ALTER TABLE transcripts ADD COLUMN notify_pending boolean NOT NULL DEFAULT false;
+	CREATE INDEX transcripts_notify_pending ON transcripts (completed, seq) WHERE notify_pending;`,
 }
 
 // SchemaVersion is the schema version this build writes.

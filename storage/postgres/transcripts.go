@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -18,7 +19,7 @@ import (
 // summaryCols are the columns List reads: everything but the sealed
 // transcript. recordCols add it.
 const (
-	summaryCols = `seq, id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, summary`
+	summaryCols = `seq, id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, notify_pending, summary`
 	recordCols  = summaryCols + `, data`
 )
 
@@ -30,7 +31,7 @@ func readRecord(row pgx.Row, full bool) (*transcribe.Record, error) {
 		created, done, leaseTill pgtype.Timestamptz
 	)
 	dst := []any{&r.Seq, &r.ID, &r.ProjectID, &status, &r.Deleted, &created, &done, &r.LeaseOwner, &leaseTill,
-		&r.Claims, &r.Failures, &r.WebhookStatus, &r.Summary}
+		&r.Claims, &r.Failures, &r.WebhookStatus, &r.NotifyPending, &r.Summary}
 	if full {
 		dst = append(dst, &r.Data)
 	}
@@ -87,12 +88,12 @@ func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
 	}
 	var seq int64
 	err = s.pool.QueryRow(ctx, `INSERT INTO transcripts
-		(id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, summary, data)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		(id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, notify_pending, summary, data)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		ON CONFLICT (id) DO NOTHING
 		RETURNING seq`,
 		r.ID, r.ProjectID, string(r.Status), r.Deleted, created, completed, r.LeaseOwner, leaseUntil,
-		r.Claims, r.Failures, r.WebhookStatus, bytea(r.Summary), bytea(r.Data)).Scan(&seq)
+		r.Claims, r.Failures, r.WebhookStatus, r.NotifyPending, bytea(r.Summary), bytea(r.Data)).Scan(&seq)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("postgres: transcript %s: %w", r.ID, transcribe.ErrExists)
 	}
@@ -141,11 +142,11 @@ func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
 	)
 	err = s.pool.QueryRow(ctx, `WITH changed AS (
 			UPDATE transcripts SET status = $2, deleted = $3, completed = $4, lease_owner = $5, lease_until = $6,
-				failures = $7, summary = $8, data = $9
+				failures = $7, summary = $8, data = $9, notify_pending = $10
 			WHERE id = $1 AND ($5 = '' OR lease_owner = $5)
 			RETURNING 1)
 		SELECT EXISTS (SELECT FROM changed), (SELECT lease_owner FROM transcripts WHERE id = $1)`,
-		r.ID, string(r.Status), r.Deleted, completed, r.LeaseOwner, leaseUntil, r.Failures, bytea(r.Summary), bytea(r.Data),
+		r.ID, string(r.Status), r.Deleted, completed, r.LeaseOwner, leaseUntil, r.Failures, bytea(r.Summary), bytea(r.Data), r.NotifyPending,
 	).Scan(&changed, &owner)
 	if err != nil {
 		return s.fail("updating transcript "+r.ID, err)
@@ -281,6 +282,52 @@ func (s *Store) SetWebhookStatus(ctx context.Context, id string, code int) error
 	tag, err := s.pool.Exec(ctx, `UPDATE transcripts SET webhook_status = $2 WHERE id = $1`, id, code)
 	if err != nil {
 		return s.fail("recording the webhook status of "+id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("postgres: transcript %s: %w", id, transcribe.ErrNotFound)
+	}
+	return nil
+}
+
+// ListNotifyPending implements transcribe.Store (through the partial
+// index transcripts_notify_pending).
+func (s *Store) ListNotifyPending(ctx context.Context, completedBefore time.Time, limit int) ([]*transcribe.Record, error) {
+	before, err := stamp("completedBefore", completedBefore)
+	if err != nil {
+		return nil, err
+	}
+	if s.closed.Load() {
+		return nil, errClosed("ListNotifyPending")
+	}
+	var lim *int
+	if limit > 0 {
+		lim = &limit
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+recordCols+` FROM transcripts
+		WHERE notify_pending AND completed < $1 ORDER BY completed, seq LIMIT $2`, before, lim)
+	if err != nil {
+		return nil, s.fail("listing pending notifications", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*transcribe.Record, error) {
+		return readRecord(row, true)
+	})
+	if err != nil {
+		return nil, s.fail("listing pending notifications", err)
+	}
+	return out, nil
+}
+
+// ClearNotifyPending implements transcribe.Store.
+func (s *Store) ClearNotifyPending(ctx context.Context, id string) error {
+	if !storable(id) {
+		return fmt.Errorf("postgres: transcript %q: %w", id, transcribe.ErrNotFound)
+	}
+	if s.closed.Load() {
+		return errClosed("ClearNotifyPending")
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE transcripts SET notify_pending = false WHERE id = $1`, id)
+	if err != nil {
+		return s.fail("clearing the outbox flag of "+id, err)
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("postgres: transcript %s: %w", id, transcribe.ErrNotFound)

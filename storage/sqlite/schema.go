@@ -83,6 +83,35 @@ var migrations = []string{
 	ALTER TABLE transcripts_v4 RENAME TO transcripts;
 	CREATE INDEX transcripts_project ON transcripts (project_id, seq);
 	CREATE INDEX transcripts_active ON transcripts (seq) WHERE deleted = 0 AND status IN ('queued', 'processing');`,
+	// Version 5: the outbox flag (notify_pending: the final result's
+	// webhooks are not all queued yet), written with the result in one
+	// statement. It goes before summary and data for the reason of version
+	// 4, so the table is rebuilt the same way.
+	`CREATE TABLE transcripts_v5 (
+		seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+		id             TEXT    NOT NULL UNIQUE,
+		project_id     TEXT    NOT NULL,
+		status         TEXT    NOT NULL,
+		deleted        INTEGER NOT NULL DEFAULT 0,
+		created        INTEGER NOT NULL,
+		completed      INTEGER NOT NULL,
+		lease_owner    TEXT    NOT NULL DEFAULT '',
+		lease_until    INTEGER NOT NULL,
+		claims         INTEGER NOT NULL DEFAULT 0,
+		failures       INTEGER NOT NULL DEFAULT 0,
+		webhook_status INTEGER NOT NULL DEFAULT 0,
+		notify_pending INTEGER NOT NULL DEFAULT 0,
+		summary        BLOB    NOT NULL DEFAULT x'',
+		data           BLOB    NOT NULL
+	);
+	INSERT INTO transcripts_v5 (seq, id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, summary, data) SELECT seq, id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, summary, data FROM transcripts ORDER BY seq;
+	DELETE FROM sqlite_sequence WHERE name = 'transcripts_v5';
+	INSERT INTO sqlite_sequence (name, seq) SELECT 'transcripts_v5', seq FROM sqlite_sequence WHERE name = 'transcripts';
+	DROP TABLE transcripts;
+	ALTER TABLE transcripts_v5 RENAME TO transcripts;
+	CREATE INDEX transcripts_project ON transcripts (project_id, seq);
+	CREATE INDEX transcripts_active ON transcripts (seq) WHERE deleted = 0 AND status IN ('queued', 'processing');
+	CREATE INDEX transcripts_notify_pending ON transcripts (completed, seq) WHERE notify_pending = 1;`,
 }
 
 // SchemaVersion is the schema version this package writes.

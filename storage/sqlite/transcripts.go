@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/earshot-dev/earshot/storage/internal/sqlqueue"
 	"github.com/earshot-dev/earshot/transcribe"
@@ -16,7 +17,7 @@ import (
 // table's last column so that reading the others never touches it.
 const (
 	recordCols = listCols + `, data`
-	listCols   = `seq, id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, summary`
+	listCols   = `seq, id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, notify_pending, summary`
 )
 
 type scanner interface{ Scan(dest ...any) error }
@@ -40,11 +41,11 @@ func scanRecordInto(sc scanner, data any) (*transcribe.Record, error) {
 	var (
 		r                            transcribe.Record
 		status                       string
-		deleted                      int
+		deleted, pending             int
 		created, completed, leaseEnd int64
 	)
 	dest := []any{&r.Seq, &r.ID, &r.ProjectID, &status, &deleted, &created, &completed, &r.LeaseOwner, &leaseEnd,
-		&r.Claims, &r.Failures, &r.WebhookStatus, &r.Summary}
+		&r.Claims, &r.Failures, &r.WebhookStatus, &pending, &r.Summary}
 	if data != nil {
 		dest = append(dest, data)
 	}
@@ -52,7 +53,7 @@ func scanRecordInto(sc scanner, data any) (*transcribe.Record, error) {
 		return nil, err
 	}
 	r.Status = transcribe.Status(status)
-	r.Deleted = deleted != 0
+	r.Deleted, r.NotifyPending = deleted != 0, pending != 0
 	r.Created, r.Completed, r.LeaseUntil = decTime(created), decTime(completed), decTime(leaseEnd)
 	return &r, nil
 }
@@ -80,12 +81,12 @@ func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
 	}
 	var seq int64
 	err = s.db.QueryRowContext(ctx, `INSERT INTO transcripts
-		(id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, summary, data)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		(id, project_id, status, deleted, created, completed, lease_owner, lease_until, claims, failures, webhook_status, notify_pending, summary, data)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING
 		RETURNING seq`,
 		r.ID, r.ProjectID, string(r.Status), boolInt(r.Deleted), created, completed, r.LeaseOwner, leaseUntil,
-		r.Claims, r.Failures, r.WebhookStatus, nonNil(r.Summary), nonNil(r.Data)).Scan(&seq)
+		r.Claims, r.Failures, r.WebhookStatus, boolInt(r.NotifyPending), nonNil(r.Summary), nonNil(r.Data)).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("sqlite: transcript %s: %w", r.ID, transcribe.ErrExists)
 	}
@@ -139,9 +140,9 @@ func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
 		return err
 	}
 	res, err := s.db.ExecContext(ctx, `UPDATE transcripts SET
-		status = ?, deleted = ?, completed = ?, lease_owner = ?, lease_until = ?, failures = ?, summary = ?, data = ?
+		status = ?, deleted = ?, completed = ?, lease_owner = ?, lease_until = ?, failures = ?, notify_pending = ?, summary = ?, data = ?
 		WHERE id = ? AND (? = '' OR lease_owner = ?)`,
-		string(r.Status), boolInt(r.Deleted), completed, r.LeaseOwner, leaseUntil, r.Failures, nonNil(r.Summary), nonNil(r.Data),
+		string(r.Status), boolInt(r.Deleted), completed, r.LeaseOwner, leaseUntil, r.Failures, boolInt(r.NotifyPending), nonNil(r.Summary), nonNil(r.Data),
 		r.ID, r.LeaseOwner, r.LeaseOwner)
 	if err != nil {
 		return fmt.Errorf("sqlite: updating transcript %s: %w", r.ID, err)
@@ -261,6 +262,50 @@ func (s *Store) SetWebhookStatus(ctx context.Context, id string, code int) error
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("sqlite: recording the webhook status of %s: %w", id, err)
+	} else if n == 0 {
+		return fmt.Errorf("sqlite: transcript %s: %w", id, transcribe.ErrNotFound)
+	}
+	return nil
+}
+
+// ListNotifyPending implements transcribe.Store (through the partial
+// index transcripts_notify_pending).
+func (s *Store) ListNotifyPending(ctx context.Context, completedBefore time.Time, limit int) ([]*transcribe.Record, error) {
+	before, err := encTime("completedBefore", completedBefore)
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+recordCols+` FROM transcripts
+		WHERE notify_pending = 1 AND completed < ? ORDER BY completed, seq LIMIT ?`, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: listing pending notifications: %w", err)
+	}
+	defer rows.Close()
+	var out []*transcribe.Record
+	for rows.Next() {
+		r, err := scanRecord(rows, true)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: listing pending notifications: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: listing pending notifications: %w", err)
+	}
+	return out, nil
+}
+
+// ClearNotifyPending implements transcribe.Store.
+func (s *Store) ClearNotifyPending(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE transcripts SET notify_pending = 0 WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("sqlite: clearing the outbox flag of %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("sqlite: clearing the outbox flag of %s: %w", id, err)
 	} else if n == 0 {
 		return fmt.Errorf("sqlite: transcript %s: %w", id, transcribe.ErrNotFound)
 	}

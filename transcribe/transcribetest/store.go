@@ -61,6 +61,7 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.Store) {
 		{"ExtendLease", testExtendLease},
 		{"ClaimsCounted", testClaimsCounted},
 		{"WebhookStatus", testWebhookStatus},
+		{"NotifyPending", testNotifyPending},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,6 +159,9 @@ func diffRecord(got, want *transcribe.Record) string {
 	}
 	if got.WebhookStatus != want.WebhookStatus {
 		add("WebhookStatus", got.WebhookStatus, want.WebhookStatus)
+	}
+	if got.NotifyPending != want.NotifyPending {
+		add("NotifyPending", got.NotifyPending, want.NotifyPending)
 	}
 	if !bytes.Equal(got.Summary, want.Summary) {
 		add("Summary", fmt.Sprintf("%q", clip(got.Summary)), fmt.Sprintf("%q", clip(want.Summary)))
