@@ -101,12 +101,12 @@
 //
 // # Answers bounded by their audio
 //
-// An answer can hold only so much: at most MaxWordsPerSecond (10) words a
+// An answer can hold only so much: at most MaxWordsPerSecond (20) words a
 // second of audio plus ExtraWords (50), and 1 MiB + 64 KiB a second of
 // audio (under Config.MaxResponseBytes). Before decoding, a pre-scan that
 // allocates nothing counts the body's JSON values and the words in its
 // strings (at most 40 per word allowed); an answer past any bound is
-// refused with a *Error naming the audio's length ("answer of 15000001
+// refused with a *Error naming the audio's length ("answer of ...
 // words for 2.0 s of audio ..."), not retried. Recognize bounds each
 // request by the audio it sent; RecognizeFile by
 // RecognizeOptions.Duration (the Service sets it), else only by
