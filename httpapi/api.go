@@ -12,10 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/earshot-dev/earshot/export"
 	"github.com/earshot-dev/earshot/httpapi/openapi"
@@ -62,6 +59,13 @@ type Config struct {
 	// that); beyond it the address gets 429 before its key is even looked
 	// at. 0 means the default of 5; negative disables the limit.
 	AuthFailureRate float64
+	// Guard, when set, applies the limits above instead of a Guard made
+	// from RateLimit, RateBurst and AuthFailureRate (which are then
+	// ignored): give every front end of a server the same Guard (the
+	// realtime Handler and an openaiapi Handler too) so that a project
+	// and a client address have one budget whatever endpoint or listener
+	// they use. Default: a Guard of this API's own.
+	Guard *Guard
 	// BodyIdleTimeout is how long a request body may go without sending a
 	// byte before the request is cut off; each byte that arrives resets
 	// it, so an upload of any size works while it keeps flowing. Default
@@ -118,9 +122,7 @@ type API struct {
 	log  *slog.Logger
 	idem idemState
 
-	limMu    sync.Mutex
-	limiters map[string]*rate.Limiter
-	authFail *httpguard.AddrLimiter
+	guard *Guard
 }
 
 // New returns the API handler.
@@ -131,22 +133,18 @@ func New(cfg Config) (*API, error) {
 	if cfg.MaxJSONBytes <= 0 {
 		cfg.MaxJSONBytes = 1 << 20
 	}
-	if cfg.RateLimit == 0 {
-		cfg.RateLimit = 50
-	}
-	if cfg.RateBurst <= 0 {
-		cfg.RateBurst = 100
-	}
-	if cfg.AuthFailureRate == 0 {
-		cfg.AuthFailureRate = 5
-	}
 	if cfg.BodyIdleTimeout <= 0 {
 		cfg.BodyIdleTimeout = 30 * time.Second
 	}
-	a := &API{cfg: cfg, svc: cfg.Service, urls: cfg.URLs, mux: http.NewServeMux(), log: logger(cfg.Logger), limiters: map[string]*rate.Limiter{}}
-	if cfg.AuthFailureRate > 0 {
-		a.authFail = httpguard.NewAddrLimiter(cfg.AuthFailureRate, int(max(10*cfg.AuthFailureRate, 1)))
+	guard := cfg.Guard
+	if guard == nil {
+		var err error
+		guard, err = NewGuard(GuardConfig{RateLimit: cfg.RateLimit, RateBurst: max(cfg.RateBurst, 0), AuthFailureRate: cfg.AuthFailureRate})
+		if err != nil {
+			return nil, fmt.Errorf("httpapi: %w", err)
+		}
 	}
+	a := &API{cfg: cfg, svc: cfg.Service, urls: cfg.URLs, mux: http.NewServeMux(), log: logger(cfg.Logger), guard: guard}
 	a.routes()
 	return a, nil
 }
@@ -220,10 +218,7 @@ func (a *API) Authenticate(r *http.Request) (string, bool) { return Authenticate
 // (the raw key, or "Bearer <key>"). It is the one function every entry
 // point authenticates with, the realtime WebSocket included.
 func Authenticate(auth Authenticator, r *http.Request) (string, bool) {
-	key := strings.TrimSpace(r.Header.Get("Authorization"))
-	if k, ok := strings.CutPrefix(key, "Bearer "); ok {
-		key = strings.TrimSpace(k)
-	}
+	key := httpguard.Credential(r)
 	if key == "" {
 		return "", false
 	}
@@ -281,43 +276,11 @@ func (a *API) limited(h http.Handler) http.Handler {
 	})
 }
 
-// maxGetWait is how long a GET over the rate limit is held back before
-// being refused. The official Go SDK's Wait polls in a tight loop once its
-// backoff gives up (after 15 minutes); pacing its GETs instead of refusing
-// them keeps long jobs from failing with 429.
-const maxGetWait = 2 * time.Second
-
-// allow applies the per-project token bucket. GETs (polling) wait up to
-// maxGetWait for a token; other requests are refused at once.
+// allow spends one request of project's budget (Guard.Allow): GETs
+// (polling) wait up to MaxGetWait for a token; other requests are refused
+// at once.
 func (a *API) allow(ctx context.Context, project string, isGet bool) (time.Duration, bool) {
-	if a.cfg.RateLimit < 0 {
-		return 0, true
-	}
-	a.limMu.Lock()
-	l, ok := a.limiters[project]
-	if !ok {
-		l = rate.NewLimiter(rate.Limit(a.cfg.RateLimit), a.cfg.RateBurst)
-		a.limiters[project] = l
-	}
-	a.limMu.Unlock()
-	res := l.Reserve()
-	d := res.Delay()
-	if d == 0 {
-		return 0, true
-	}
-	if isGet && d <= maxGetWait {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return 0, true
-		case <-ctx.Done():
-			res.Cancel()
-			return d, false
-		}
-	}
-	res.Cancel()
-	return max(d, time.Second), false
+	return a.guard.Allow(ctx, project, isGet)
 }
 
 func (a *API) upload(w http.ResponseWriter, r *http.Request, project string) {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -130,6 +131,34 @@ type RequestInfo struct {
 	Written int64
 	// RequestID is the request's id (RequestIDHeader).
 	RequestID string
+}
+
+// Instrument wraps h, a handler mounted beside the API (OpenAI's audio
+// API of httpapi/openaiapi, say), so that its requests are treated like
+// the API's own: each gets an id (WithRequestID) and, once h returns, is
+// reported to onRequest (the access log and metrics of Config.OnRequest)
+// with the route that route(r) names (a small, fixed set such as
+// openaiapi.Handler.Route gives, safe as a metric label; nil: the path).
+// A nil onRequest only gives ids.
+func Instrument(h http.Handler, route func(*http.Request) string, onRequest func(RequestInfo)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = withRequestID(w, r)
+		if onRequest == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rt := r.URL.Path
+		if route != nil {
+			rt = route(r)
+		}
+		sw := &statusWriter{ResponseWriter: w}
+		start := time.Now()
+		defer func() {
+			onRequest(RequestInfo{Method: r.Method, Route: rt, Path: r.URL.Path, Status: cmp.Or(sw.status, http.StatusOK),
+				Duration: time.Since(start), Written: sw.written, RequestID: RequestID(r.Context())})
+		}()
+		h.ServeHTTP(sw, r)
+	})
 }
 
 // routeOf returns pattern without its method.

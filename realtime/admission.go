@@ -326,6 +326,10 @@ func (a *LoadAdmission) Stats() LoadStats {
 		Final: f, Late: a.cfg.FinalBudget > 0 && f > a.cfg.FinalBudget}
 }
 
+// Capacity returns how many sessions it admits at the current cost
+// (Stats().Capacity); realtime.Config.ProjectShare is a share of it.
+func (a *LoadAdmission) Capacity() int { return a.Stats().Capacity }
+
 // capacity is Headroom × (Cores − other work) ÷ cost, at least 1, at most
 // MaxSessions.
 func (a *LoadAdmission) capacity() int {

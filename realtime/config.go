@@ -72,6 +72,24 @@ type Config struct {
 	// Default 32.
 	MaxSessionsPerProject int
 
+	// ProjectShare is the largest fraction of the Admission's capacity
+	// (an Admission with a Capacity() int method, such as LoadAdmission)
+	// that one project's live sessions may hold on this process; the
+	// next is closed with 4102. With 0.5, a project holding half the
+	// sessions the server carries leaves the other half to the others.
+	// Default 1: no share, only MaxSessionsPerProject and the Admission
+	// bound a project. Must be in (0, 1].
+	ProjectShare float64
+
+	// Guard, when set, is the failed-authentication and per-project
+	// request limit the Handler shares with the server's other front
+	// ends (an *httpapi.Guard): the token endpoint answers an address
+	// over its failed-auth limit with 429, a WebSocket is closed with
+	// 1013; every refused key or token counts as a failure; each
+	// WebSocket connection spends one request of its project's budget
+	// (1013 beyond it). Default: none.
+	Guard Guard
+
 	// IdleTimeout ends a session that receives no audio for this long
 	// (4031). Default 1 minute.
 	IdleTimeout time.Duration
@@ -221,6 +239,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxSessionsPerProject == 0 {
 		c.MaxSessionsPerProject = 32
 	}
+	if c.ProjectShare == 0 {
+		c.ProjectShare = 1
+	}
 	if c.SpeechRMS == 0 {
 		c.SpeechRMS = 300
 	}
@@ -248,6 +269,8 @@ func (c Config) validate(needAuth bool) error {
 		return fmt.Errorf("realtime: Config.MaxResumes must be positive")
 	case c.MaxSessionsPerProject < 0:
 		return fmt.Errorf("realtime: Config.MaxSessionsPerProject must be positive")
+	case !(c.ProjectShare > 0 && c.ProjectShare <= 1):
+		return fmt.Errorf("realtime: Config.ProjectShare must be in (0, 1], got %v", c.ProjectShare)
 	case c.IdleTimeout < 0:
 		return fmt.Errorf("realtime: Config.IdleTimeout must be positive")
 	case c.RateLimitLead < 0:

@@ -264,9 +264,8 @@ func (h *Handler) TokenHandler() http.Handler {
 			wire.WriteJSON(w, http.StatusMethodNotAllowed, ErrorMessage{Error: "method not allowed; use POST"})
 			return
 		}
-		project, ok := h.cfg.Authenticate(r)
+		project, ok := h.tokenAuth(w, r) // guard.go
 		if !ok {
-			wire.WriteJSON(w, http.StatusUnauthorized, ErrorMessage{Error: "Authentication error, API token missing/invalid"})
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
@@ -414,18 +413,22 @@ func (h *Handler) open(ctx context.Context, r *http.Request) (*Session, Message,
 }
 
 // startStream reserves a session slot of project (4102 beyond
-// MaxSessionsPerProject), runs newSession within Config.StreamWait (1013
+// MaxSessionsPerProject or the project's share of the capacity), runs newSession within Config.StreamWait (1013
 // when no recognizer stream frees up in time) and maps its errors to close
 // codes. On success the slot stays reserved until register or unreserve.
 func (h *Handler) startStream(ctx context.Context, project string, newSession func(context.Context) (*Session, error)) (*Session, error) {
+	limit, share := h.projectCap() // guard.go
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
 		return nil, ErrReconnectsExhausted.with("server is shutting down")
 	}
-	if h.liveLocked(project) >= h.cfg.MaxSessionsPerProject {
+	if n := h.liveLocked(project); n >= limit {
 		h.mu.Unlock()
-		return nil, ErrTooManyStreams.with("too many concurrent sessions: the limit is %d", h.cfg.MaxSessionsPerProject)
+		if share {
+			return nil, ErrTooManyStreams.with("too many concurrent sessions: this project holds %d, its share (%g) of the sessions this server carries; try again when one ends", n, h.cfg.ProjectShare)
+		}
+		return nil, ErrTooManyStreams.with("too many concurrent sessions: the limit is %d", limit)
 	}
 	// Reserve the slot while the stream opens.
 	h.pending[project]++
@@ -484,11 +487,12 @@ func (h *Handler) register(s *Session, rec SessionRecord) error {
 	return nil
 }
 
-// authorize returns the project of a token or API key, and the token's
-// hash when a token was used. resume says whether the connection resumes
-// a session: a used token may resume its own session (resume checks
-// which), an unused one only start one.
-func (h *Handler) authorize(ctx context.Context, r *http.Request, tok string, resume bool) (project, tokHash string, err error) {
+// checkCredentials returns the project of a token or API key, and the
+// token's hash when a token was used. resume says whether the connection
+// resumes a session: a used token may resume its own session (resume
+// checks which), an unused one only start one. authorize (guard.go) calls
+// it under Config.Guard.
+func (h *Handler) checkCredentials(ctx context.Context, r *http.Request, tok string, resume bool) (project, tokHash string, err error) {
 	if tok == "" {
 		project, ok := h.cfg.Authenticate(r)
 		if !ok {

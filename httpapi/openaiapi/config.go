@@ -73,9 +73,20 @@ type Config struct {
 	BodyIdleTimeout time.Duration
 	// AuthFailureRate is the sustained rate of failed authentications
 	// allowed per client address (per second, burst 10 times that);
-	// beyond it the address gets 429 before its key is looked at. 0 means
-	// DefaultAuthFailureRate; negative disables the limit.
+	// beyond it the address gets 429 before its key is looked at (keys
+	// that authenticated from that address before excepted). 0 means
+	// DefaultAuthFailureRate; negative disables the limit. Ignored when
+	// Guard is set.
 	AuthFailureRate float64
+	// Guard applies the per-project request limit and the failed-auth
+	// limit (httpapi.Guard): give it the Guard of the httpapi.API (and
+	// realtime Handler) beside it, so that a project and a client address
+	// have one budget across /v1 and /v2. Every request is counted when
+	// it arrives, before its file is read: a client that goes away after
+	// sending its file has spent its request all the same. Default: a
+	// Guard of this Handler's own (httpapi.GuardConfig's default request
+	// limit, AuthFailureRate).
+	Guard *httpapi.Guard
 	// Now is the clock (the models' created time is New's). Default
 	// time.Now.
 	Now func() time.Time
@@ -143,6 +154,13 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.AuthFailureRate == 0 {
 		c.AuthFailureRate = DefaultAuthFailureRate
+	}
+	if c.Guard == nil {
+		g, err := httpapi.NewGuard(httpapi.GuardConfig{AuthFailureRate: c.AuthFailureRate})
+		if err != nil {
+			return c, fmt.Errorf("openaiapi: %w", err)
+		}
+		c.Guard = g
 	}
 	if c.Now == nil {
 		c.Now = time.Now

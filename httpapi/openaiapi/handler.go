@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/internal/httpguard"
@@ -43,8 +45,6 @@ type Handler struct {
 	engines map[string]*transcribe.Engine // every accepted model name
 	listed  string                        // the listed model names, for errors
 
-	authFail *httpguard.AddrLimiter
-
 	mu      sync.Mutex // guards closed and wg.Add against Close
 	closed  bool
 	closing chan struct{}
@@ -59,9 +59,6 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{cfg: cfg, svc: cfg.Service, log: cfg.Logger, mux: http.NewServeMux(),
 		engines: map[string]*transcribe.Engine{}, closing: make(chan struct{})}
-	if cfg.AuthFailureRate > 0 {
-		h.authFail = httpguard.NewAddrLimiter(cfg.AuthFailureRate, int(max(10*cfg.AuthFailureRate, 1)))
-	}
 	byName := map[string]*transcribe.Engine{}
 	for i := range cfg.Engines {
 		byName[cfg.Engines[i].Name] = &cfg.Engines[i]
@@ -201,8 +198,29 @@ func (h *Handler) method(method string, fn handlerFunc) http.HandlerFunc {
 				Message: fmt.Sprintf("Method %s is not allowed on %s; use %s.", r.Method, r.URL.Path, method)})
 			return
 		}
+		// Counted when the request arrives, before its file is read.
+		if wait, ok := h.cfg.Guard.Allow(r.Context(), project, r.Method == http.MethodGet); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(int(max(wait, time.Second).Seconds()+0.999)))
+			writeError(w, &Error{Status: http.StatusTooManyRequests, Type: TypeRateLimit, Code: "rate_limit_exceeded",
+				Message: "Too many requests: the rate limit of this project is exceeded; try again later."})
+			return
+		}
 		fn(w, r, project)
 	}
+}
+
+// Route returns the pattern of the route r goes to ("/v1/audio/transcriptions",
+// "/v1/models", "/v1/models/{id}", or "/v1/" for any other path): a small,
+// fixed set, for metric labels and access logs (httpapi.Instrument).
+func (h *Handler) Route(r *http.Request) string {
+	_, pattern := h.mux.Handler(r)
+	if _, p, ok := strings.Cut(pattern, " "); ok {
+		pattern = p
+	}
+	if pattern == "/" || pattern == "" {
+		return "/v1/"
+	}
+	return pattern
 }
 
 // authenticated reads "Authorization: Bearer <key>" (a raw key works too,
@@ -210,26 +228,21 @@ func (h *Handler) method(method string, fn handlerFunc) http.HandlerFunc {
 // here with 401 (or 429 when the client address has failed too often)
 // and Connection: close, before a byte of the body is read.
 func (h *Handler) authenticated(w http.ResponseWriter, r *http.Request) (string, bool) {
-	addr := httpguard.ClientAddr(r)
-	if h.authFail != nil && h.authFail.Blocked(addr) {
+	key := httpguard.Credential(r)
+	if wait, ok := h.cfg.Guard.AuthAllowed(r, key); !ok {
 		w.Header().Set("Connection", "close")
-		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Retry-After", strconv.Itoa(int(max(wait, time.Second).Seconds()+0.999)))
 		writeError(w, &Error{Status: http.StatusTooManyRequests, Type: TypeRateLimit, Code: "rate_limit_exceeded",
 			Message: "Too many failed authentications from this address; try again later."})
 		return "", false
 	}
 	project, ok := httpapi.Authenticate(h.cfg.Auth, r)
 	if ok {
+		h.cfg.Guard.AuthSucceeded(r, key)
 		return project, true
 	}
-	if h.authFail != nil {
-		h.authFail.Fail(addr)
-	}
+	h.cfg.Guard.AuthFailed(r)
 	w.Header().Set("Connection", "close")
-	key := strings.TrimSpace(r.Header.Get("Authorization"))
-	if k, found := strings.CutPrefix(key, "Bearer "); found {
-		key = strings.TrimSpace(k)
-	}
 	if key == "" {
 		writeError(w, &Error{Status: http.StatusUnauthorized, Type: TypeInvalidRequest,
 			Message: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."})

@@ -32,6 +32,9 @@ const (
 	project1 = "p1"
 )
 
+// jobs1 is where the /v1 transcripts of project1 are filed.
+var jobs1 = openaiapi.JobProject(project1)
+
 var (
 	psOnce sync.Once
 	psRec  *pocketsphinx.Recognizer
@@ -277,12 +280,12 @@ func (f *fixture) expectNothingKept(t testing.TB) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		problem := ""
-		list, err := f.svc.List(ctx, project1, transcribe.ListOptions{Limit: transcribe.MaxListLimit})
+		list, err := f.svc.List(ctx, jobs1, transcribe.ListOptions{Limit: transcribe.MaxListLimit})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range list.Entries {
-			tr, err := f.svc.Get(ctx, project1, e.ID)
+			tr, err := f.svc.Get(ctx, jobs1, e.ID)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -37,17 +37,30 @@ func (g *gate) Recognize(ctx context.Context, audio []int16, opts transcribe.Rec
 // Close does not close the shared recognizer.
 func (g *gate) Close() error { return nil }
 
-// waitListed returns the id of the project's one transcript once it exists.
+// waitListed returns the id of the /v1 request's one transcript once it
+// exists, and checks that the project's own (/v2) list and reads never
+// see it.
 func waitListed(t *testing.T, f *fixture) string {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		list, err := f.svc.List(context.Background(), project1, transcribe.ListOptions{})
+		list, err := f.svc.List(context.Background(), jobs1, transcribe.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(list.Entries) == 1 {
-			return list.Entries[0].ID
+			id := list.Entries[0].ID
+			own, err := f.svc.List(context.Background(), project1, transcribe.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(own.Entries) != 0 {
+				t.Errorf("the /v1 transcript is in the project's /v2 list: %+v", own.Entries)
+			}
+			if _, err := f.svc.Get(context.Background(), project1, id); !errors.Is(err, transcribe.ErrNotFound) {
+				t.Errorf("the /v1 transcript is readable through the project's /v2: %v", err)
+			}
+			return id
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -60,7 +73,7 @@ func waitGet(t *testing.T, f *fixture, id string, ok func(*transcribe.Transcript
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		tr, err := f.svc.Get(context.Background(), project1, id)
+		tr, err := f.svc.Get(context.Background(), jobs1, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +141,7 @@ func TestTimeout(t *testing.T) {
 	r := f.transcribe(t, field{"model", "whisper-1"}, field{"file", string(sentence(t))})
 	expectError(t, r, 504, "server_error", "", "timeout", "did not finish")
 	id := waitListed(t, f)
-	if tr, _ := f.svc.Get(context.Background(), project1, id); tr.IsDeleted {
+	if tr, _ := f.svc.Get(context.Background(), jobs1, id); tr.IsDeleted {
 		t.Fatal("deleted before its job ended")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -158,7 +171,7 @@ func TestClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectError(t, <-got, 503, "server_error", "", "", "shutting down")
-	if tr, _ := f.svc.Get(context.Background(), project1, id); !tr.IsDeleted {
+	if tr, _ := f.svc.Get(context.Background(), jobs1, id); !tr.IsDeleted {
 		t.Error("the transcript of the waiting request is kept")
 	}
 	expectError(t, f.transcribe(t, field{"model", "whisper-1"}, field{"file", wav}), 503, "server_error", "", "", "shutting down")

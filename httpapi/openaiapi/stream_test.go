@@ -87,7 +87,7 @@ func TestUploadStreams(t *testing.T) {
 	if alloc > size/4 {
 		t.Errorf("allocated %d bytes for a %d-byte file: the file is not streamed", alloc, size)
 	}
-	list, err := svc.List(context.Background(), project1, transcribe.ListOptions{})
+	list, err := svc.List(context.Background(), jobs1, transcribe.ListOptions{})
 	if err != nil || len(list.Entries) != 1 {
 		t.Fatalf("%v %v", list, err)
 	}

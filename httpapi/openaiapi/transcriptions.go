@@ -28,6 +28,16 @@ var (
 	errShutdown = errors.New("openaiapi: the handler is closing")
 )
 
+// JobProject is the project the transcripts of a /v1 request of project
+// are filed under: project + ",v1". A comma cannot occur in a project of
+// the reference server (EARSHOT_API_KEYS separates its entries with
+// commas), so no API key names it: a /v1 transcript, even while it runs,
+// is never in the project's GET /v2/transcript list nor readable by id
+// through /v2, and the content-free record its deletion leaves is filed
+// apart from the project's own (Service.List(ctx, JobProject(p), ...)
+// lists them). Rate limits still count the request against project.
+func JobProject(project string) string { return project + ",v1" }
+
 // transcriptions serves POST /v1/audio/transcriptions: the multipart
 // file streamed into Service.Upload, the fields checked and mapped onto
 // TranscriptParams, Service.Submit, a wait for the transcript, and the
@@ -38,6 +48,7 @@ func (h *Handler) transcriptions(w http.ResponseWriter, r *http.Request, project
 		return
 	}
 	defer h.wg.Done()
+	project = JobProject(project)
 	ctx := r.Context()
 	boundary, e := boundaryOf(r.Header.Get("Content-Type"))
 	if e != nil {

@@ -1,82 +1,32 @@
-// Package httpguard holds the guards both HTTP front ends (httpapi, the
-// AssemblyAI API, and httpapi/openaiapi, OpenAI's audio API) put in front
-// of their handlers: the client's address, a per-address limit on failed
-// authentications, and request bodies that must keep flowing. Written here
-// rather than taken from a library because each is a few lines over
-// golang.org/x/time/rate and net/http's ResponseController. The tests of
-// both front ends exercise them (httpapi: TestAuthFailuresRateLimited,
-// TestUnauthorizedBeforeBody, TestStalledBodyCutOff).
+// Package httpguard holds the guards every front end of the server (httpapi,
+// the AssemblyAI API; httpapi/openaiapi, OpenAI's audio API; realtime, the
+// streaming token endpoint and WebSocket) puts in front of its handlers:
+// Guard, one shared budget of requests per project and of failed
+// authentications per client address, with the client address taken from
+// X-Forwarded-For only from trusted proxies; and request bodies that must
+// keep flowing (IdleBody). Written here rather than taken from a library
+// because each is a few lines over golang.org/x/time/rate, net/netip and
+// net/http's ResponseController. Its own tests cover the address and
+// bucket rules; the front ends' tests (httpapi TestAuthFailuresRateLimited,
+// TestUnauthorizedBeforeBody, TestStalledBodyCutOff) and the reference
+// server's (examples/server TestOneBudget*) cover them in place.
 package httpguard
 
 import (
 	"io"
 	"net"
 	"net/http"
-	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
-// ClientAddr is the host part of r.RemoteAddr (the peer; proxies' headers
-// are not trusted).
+// ClientAddr is the host part of r.RemoteAddr: the peer, whatever headers
+// say (Guard.ClientAddr reads X-Forwarded-For from trusted proxies).
 func ClientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-// AddrLimiter is a token bucket per client address for failed
-// authentications. Buckets idle for 10 minutes are dropped, so the map
-// stays small under a spray of addresses. Safe for concurrent use.
-type AddrLimiter struct {
-	mu      sync.Mutex
-	rate    rate.Limit
-	burst   int
-	buckets map[string]*addrBucket
-	swept   time.Time
-}
-
-type addrBucket struct {
-	lim  *rate.Limiter
-	last time.Time
-}
-
-// NewAddrLimiter allows perSecond failures per address, burst at once.
-func NewAddrLimiter(perSecond float64, burst int) *AddrLimiter {
-	return &AddrLimiter{rate: rate.Limit(perSecond), burst: burst, buckets: map[string]*addrBucket{}}
-}
-
-// Blocked reports whether addr has no failures left to spend.
-func (l *AddrLimiter) Blocked(addr string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, ok := l.buckets[addr]
-	return ok && b.lim.Tokens() < 1
-}
-
-// Fail spends one token of addr.
-func (l *AddrLimiter) Fail(addr string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := time.Now()
-	if now.Sub(l.swept) > time.Minute {
-		for k, b := range l.buckets {
-			if now.Sub(b.last) > 10*time.Minute {
-				delete(l.buckets, k)
-			}
-		}
-		l.swept = now
-	}
-	b, ok := l.buckets[addr]
-	if !ok {
-		b = &addrBucket{lim: rate.NewLimiter(l.rate, l.burst)}
-		l.buckets[addr] = b
-	}
-	b.last = now
-	b.lim.AllowN(now, 1)
 }
 
 // IdleBody returns r.Body behind a read deadline that moves idle ahead

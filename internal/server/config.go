@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/httpapi"
+	"github.com/earshot-dev/earshot/internal/httpguard"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -38,7 +40,11 @@ type Config struct {
 	Retention      time.Duration // EARSHOT_RETENTION, default 2160h (90 days)
 	UploadTTL      time.Duration // EARSHOT_UPLOAD_TTL, default 24h: uploads no transcript used by then are deleted
 	RateLimit      float64       // EARSHOT_RATE_LIMIT, requests/s per project, default 50
+	RateBurst      int           // EARSHOT_RATE_BURST, requests at once per project, default 100
 	RealtimeLimit  int           // EARSHOT_REALTIME_SESSIONS, concurrent sessions per project, default 32
+	RealtimeShare  float64       // EARSHOT_REALTIME_PROJECT_SHARE, largest share of the streaming capacity one project holds; default 0.5 with several projects, 1 with one
+	AuthFailures   float64       // EARSHOT_AUTH_FAILURE_RATE, failed authentications per second per client address (burst 10 times that), default 5
+	TrustedProxies string        // EARSHOT_TRUSTED_PROXIES, comma-separated CIDRs of reverse proxies whose X-Forwarded-For is honoured; default none
 	LogLevel       string        // EARSHOT_LOG_LEVEL: debug, info, warn, error
 	LogFormat      string        // EARSHOT_LOG_FORMAT: text (default) or json
 	MetricsAddr    string        // EARSHOT_METRICS_ADDR: listener for /metrics, /healthz and /readyz; default none
@@ -115,6 +121,7 @@ func ParseConfig(args []string) (*Config, error) {
 	fs.StringVar(&c.TLSKey, "tls-key", env("EARSHOT_TLS_KEY", ""), "TLS key file (EARSHOT_TLS_KEY)")
 	fs.StringVar(&c.LogLevel, "log-level", env("EARSHOT_LOG_LEVEL", "info"), "log level (EARSHOT_LOG_LEVEL)")
 	fs.StringVar(&c.LogFormat, "log-format", env("EARSHOT_LOG_FORMAT", "text"), "log format, text or json (EARSHOT_LOG_FORMAT)")
+	fs.StringVar(&c.TrustedProxies, "trusted-proxies", env("EARSHOT_TRUSTED_PROXIES", ""), "comma-separated CIDRs (or addresses) of reverse proxies whose X-Forwarded-For names the client (EARSHOT_TRUSTED_PROXIES); unset: the peer address is the client")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("EARSHOT_METRICS_ADDR", ""), "listen address of /metrics, /healthz and /readyz (EARSHOT_METRICS_ADDR); unset: none")
 	for _, f := range []struct {
 		p                *string
@@ -157,6 +164,7 @@ func ParseConfig(args []string) (*Config, error) {
 		{&c.Decoders, "decoders", "EARSHOT_DECODERS", 0, "pooled recognizer decoders for batch jobs; 0 = one per worker"},
 		{&c.StreamDecoders, "stream-decoders", "EARSHOT_STREAM_DECODERS", 0, "recognizer decoders for streaming sessions, one per live session; 0: as many as the cores could carry (sessions are admitted by measured load)"},
 		{&c.RealtimeLimit, "realtime-sessions", "EARSHOT_REALTIME_SESSIONS", 32, "concurrent streaming sessions per project"},
+		{&c.RateBurst, "rate-burst", "EARSHOT_RATE_BURST", 100, "requests per project at once, across every endpoint and listener"},
 	}
 	for _, i := range ints {
 		def := i.def
@@ -238,7 +246,30 @@ func ParseConfig(args []string) (*Config, error) {
 		}
 		rl = x
 	}
-	fs.Float64Var(&c.RateLimit, "rate-limit", rl, "requests per second per project; negative disables (EARSHOT_RATE_LIMIT)")
+	fs.Float64Var(&c.RateLimit, "rate-limit", rl, "requests per second per project, across every endpoint and listener; negative disables (EARSHOT_RATE_LIMIT)")
+	for _, f := range []struct {
+		p         *float64
+		name, env string
+		def       float64
+		help      string
+		check     func(float64) bool
+		want      string
+	}{
+		{&c.AuthFailures, "auth-failure-rate", "EARSHOT_AUTH_FAILURE_RATE", 5, "failed authentications per second per client address (burst 10 times that); negative disables",
+			func(x float64) bool { return x != 0 && !math.IsNaN(x) && !math.IsInf(x, 0) }, "a non-zero number"},
+		{&c.RealtimeShare, "realtime-project-share", "EARSHOT_REALTIME_PROJECT_SHARE", 0, "largest share (0 to 1) of the streaming sessions this server carries that one project may hold; default 0.5 when EARSHOT_API_KEYS names several projects, 1 with one",
+			func(x float64) bool { return x > 0 && x <= 1 }, "a number above 0 and at most 1"},
+	} {
+		def := f.def
+		if v := env(f.env, ""); v != "" {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || !f.check(x) {
+				return nil, fmt.Errorf("%s: must be %s, got %q", f.env, f.want, v)
+			}
+			def = x
+		}
+		fs.Float64Var(f.p, f.name, def, f.help+" ("+f.env+")")
+	}
 	// Errors are returned, not printed (the caller words them); -h prints
 	// the flags to standard output and returns flag.ErrHelp.
 	fs.SetOutput(io.Discard)
@@ -249,6 +280,12 @@ func ParseConfig(args []string) (*Config, error) {
 			fs.PrintDefaults()
 		}
 		return nil, err
+	}
+	if _, err := httpguard.ParseTrustedProxies(c.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("EARSHOT_TRUSTED_PROXIES: %w", err)
+	}
+	if c.RealtimeShare < 0 || c.RealtimeShare > 1 {
+		return nil, fmt.Errorf("EARSHOT_REALTIME_PROJECT_SHARE: must be above 0 and at most 1, got %v", c.RealtimeShare)
 	}
 	if c.JobLease < time.Second {
 		return nil, fmt.Errorf("EARSHOT_JOB_LEASE: must be at least 1s, got %v", c.JobLease)

@@ -240,6 +240,14 @@ func Run(ctx context.Context, cfg *Config) error {
 		return err
 	}
 	auth := httpapi.Keys(keys)
+	// One Guard for every front end (/v2 on both listeners, /v1, the
+	// realtime token endpoint and WebSocket): a project has one request
+	// budget and a client address one failed-auth budget, whatever door
+	// they use.
+	guard, err := newGuard(cfg)
+	if err != nil {
+		return err
+	}
 	// Streaming sessions are admitted while the measured load leaves the
 	// cores room to keep them at real time (1013 beyond), never more than
 	// the stream pool holds.
@@ -253,6 +261,8 @@ func Run(ctx context.Context, cfg *Config) error {
 		Authenticate:          httpapi.AuthFunc(auth),
 		Format:                func(ws []transcribe.Word) []transcribe.Word { return textfmt.Format(ws, nil) },
 		MaxSessionsPerProject: cfg.RealtimeLimit,
+		ProjectShare:          realtimeShare(cfg, keys),
+		Guard:                 guard,
 		State:                 main.rtState,
 		ProcessID:             me,
 		OnSession:             ops.sessionHook(),
@@ -269,15 +279,17 @@ func Run(ctx context.Context, cfg *Config) error {
 	api, err := httpapi.New(httpapi.Config{
 		Service: svc, Auth: auth, URLs: urls, Realtime: rt, RealtimeToken: rt.TokenHandler(),
 		StoreTimeout: storeTimeout(cfg.StoreTimeout), Idempotency: idempotencyStore(main.store),
-		RateLimit: cfg.RateLimit, Logger: log, OtherRegions: other, OnRequest: ops.request,
+		Guard: guard, Logger: log, OtherRegions: other, OnRequest: ops.request,
 	})
 	if err != nil {
 		return err
 	}
 	// OpenAI's audio API (POST /v1/audio/transcriptions, GET /v1/models)
-	// on the same engines and keys; nothing it transcribes is kept.
+	// on the same engines, keys and Guard; nothing it transcribes is
+	// kept, and its transcripts are filed apart from the project's /v2
+	// list (openaiapi.JobProject).
 	oai, err := openaiapi.New(openaiapi.Config{
-		Service: svc, Auth: auth, Engines: engines, MaxUploadBytes: cfg.MaxUpload, Logger: log,
+		Service: svc, Auth: auth, Engines: engines, MaxUploadBytes: cfg.MaxUpload, Logger: log, Guard: guard,
 	})
 	if err != nil {
 		return err
@@ -289,7 +301,7 @@ func Run(ctx context.Context, cfg *Config) error {
 	mux := http.NewServeMux()
 	mux.Handle(console.Prefix, httpapi.WithRequestID(console.Handler()))
 	mux.Handle("GET /{$}", http.RedirectHandler(console.Prefix, http.StatusFound))
-	mux.Handle("/v1/", httpapi.WithRequestID(oai))
+	mux.Handle("/v1/", httpapi.Instrument(oai, oai.Route, ops.request))
 	mux.Handle("/", api)
 	srv := newHTTPServer(mux, log)
 	servers := []*http.Server{srv}
@@ -306,7 +318,7 @@ func Run(ctx context.Context, cfg *Config) error {
 		euAPI, err := httpapi.New(httpapi.Config{
 			Service: euSvc, Auth: auth, URLs: euURLs, Endpoints: httpapi.EndpointsEU,
 			StoreTimeout: storeTimeout(cfg.StoreTimeout), Idempotency: idempotencyStore(eu.store),
-			RateLimit: cfg.RateLimit, Logger: log.With("region", "eu"), OtherRegions: []*httpapi.URLs{urls}, OnRequest: ops.request,
+			Guard: guard, Logger: log.With("region", "eu"), OtherRegions: []*httpapi.URLs{urls}, OnRequest: ops.request,
 		})
 		if err != nil {
 			return err
@@ -372,6 +384,40 @@ func Run(ctx context.Context, cfg *Config) error {
 		_ = n.Close()
 	}
 	return nil
+}
+
+// newGuard returns the limits every front end shares: EARSHOT_RATE_LIMIT
+// and EARSHOT_RATE_BURST per project, EARSHOT_AUTH_FAILURE_RATE per client
+// address, the client address read from X-Forwarded-For of
+// EARSHOT_TRUSTED_PROXIES only.
+func newGuard(cfg *Config) (*httpapi.Guard, error) {
+	proxies, err := httpapi.ParseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("EARSHOT_TRUSTED_PROXIES: %w", err)
+	}
+	g, err := httpapi.NewGuard(httpapi.GuardConfig{RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
+		AuthFailureRate: cfg.AuthFailures, TrustedProxies: proxies})
+	if err != nil {
+		return nil, fmt.Errorf("rate limits: %w", err)
+	}
+	return g, nil
+}
+
+// realtimeShare is EARSHOT_REALTIME_PROJECT_SHARE, or by default half of
+// the streaming capacity per project when the keys name several projects
+// (none can starve the others), all of it with one.
+func realtimeShare(cfg *Config, keys map[string]string) float64 {
+	if cfg.RealtimeShare > 0 {
+		return min(cfg.RealtimeShare, 1)
+	}
+	projects := map[string]bool{}
+	for _, p := range keys {
+		projects[p] = true
+	}
+	if len(projects) > 1 {
+		return 0.5
+	}
+	return 1
 }
 
 // newHTTPServer returns the server for one listener.
