@@ -108,7 +108,9 @@
 //
 // The in-repo sets, written here (reference text; "right tier-1
 // first"): dev 100% (35), held-out test 84.6% (52; 94.2% with keywords
-// alone). The held-out test set is everyday speech about pets, careers,
+// alone), and the held-out test spoken by flite and recognized by
+// pocketsphinx (word error rate 16.3%) 78.8% (84.6% with keywords alone;
+// TestTestSetRecognized keeps a floor of 75%). The held-out test set is everyday speech about pets, careers,
 // shopping and hobbies, which the news-trained model pulls towards
 // technology, business and sports: 10 points worse there is the price of
 // 22 points better on news.
