@@ -63,6 +63,18 @@ func FuzzParseResponse(f *testing.F) {
 			}
 			prev = w.Start
 		}
+		// The engine's text kept, with and without punctuation: words are
+		// never empty or padded, and times stay in order within the limit.
+		for _, punct := range []bool{true, false} {
+			kw, _ := wordsFor(res.words, english, punct, true)
+			prev = 0
+			for i, w := range kw {
+				if w.Text == "" || strings.TrimSpace(w.Text) != w.Text || w.Start < prev || w.End < w.Start || (limit >= 0 && w.End > limit) {
+					t.Fatalf("kept word %d %+v after %d (limit %d)", i, w, prev, limit)
+				}
+				prev = w.Start
+			}
+		}
 	})
 }
 
