@@ -47,6 +47,10 @@ type Config struct {
 	Realtime http.Handler
 	// RealtimeToken serves POST /v2/realtime/token. Default: not mounted.
 	RealtimeToken http.Handler
+	// LeMUR serves /lemur/v3/... (package httpapi/lemur; see LeMUR).
+	// Default: none, and those routes answer 400 saying that no language
+	// model is configured.
+	LeMUR LeMUR
 	// MaxJSONBytes caps JSON request bodies. Default 1 MiB.
 	MaxJSONBytes int64
 	// RateLimit is the sustained per-project request rate (requests per
@@ -167,6 +171,7 @@ func (a *API) routes() {
 	m.HandleFunc("/v2/transcript/{id}/sentences", a.method(map[string]handler{"GET": a.sentences}))
 	m.HandleFunc("/v2/transcript/{id}/paragraphs", a.method(map[string]handler{"GET": a.paragraphs}))
 	m.HandleFunc("/v2/transcript/{id}/{format}", a.method(map[string]handler{"GET": a.subtitles}))
+	a.lemurRoutes(m)
 	if a.cfg.Realtime != nil {
 		m.Handle("/v2/realtime/ws", a.cfg.Realtime)
 		m.Handle("/v2/realtime/ws/{session_id}", a.cfg.Realtime)
