@@ -38,8 +38,19 @@
 //   - requests are rate limited per project with a token bucket (Config
 //     RateLimit/RateBurst); over the limit is 429 with Retry-After;
 //     failed authentications are rate limited per client address
-//     (Config.AuthFailureRate), and a 401 is sent before the body is read,
-//     with Connection: close;
+//     (Config.AuthFailureRate; IPv6 per /64), and a 401 is sent before the
+//     body is read, with Connection: close; an address over that limit gets
+//     429 before its key is looked at, except for keys that authenticated
+//     from it within the last hour, so guessing from behind a shared
+//     address does not lock out the valid keys used there. Both limits live
+//     in a Guard (NewGuard; Config.Guard): give the same Guard to every
+//     front end of a server (the EU listener's API, realtime.Config.Guard,
+//     openaiapi.Config.Guard) for one budget across them. The client
+//     address is the peer's, or the rightmost X-Forwarded-For address that
+//     is not a trusted proxy when the peer is one of
+//     GuardConfig.TrustedProxies. Instrument gives a handler mounted beside
+//     the API (such as openaiapi's) the same request ids, access log and
+//     metrics (Config.OnRequest);
 //   - request bodies must keep flowing: one idle for BodyIdleTimeout is
 //     cut off (an upload of any size goes through while it flows);
 //   - clients see the messages of errors made for them, or a fixed

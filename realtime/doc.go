@@ -114,6 +114,15 @@
 // are neither used nor expired (then 429). Every response is
 // application/json; errors are {"error": "..."} with 400, 401, 405 or 429.
 //
+// With Config.Guard (the reference server gives every front end one
+// *httpapi.Guard), every refused key or token, on the token endpoint and
+// the WebSocket alike, counts against the client address's failed-auth
+// budget that /v2 and /v1 spend too; an address over it gets 429 with
+// Retry-After from the token endpoint and 1013 on the WebSocket, before
+// its credential is looked at, except for keys that authenticated from
+// that address before. Each WebSocket connection spends one request of
+// its project's budget (1013 beyond it).
+//
 // # Close codes
 //
 // Before every error close the server sends {"error": detail}; the close
@@ -123,8 +132,11 @@
 //	1011 Internal server error: the recognizer failed or could not open a stream
 //	1013 Temporary server condition forced blocking client's request: the server
 //	     is at capacity (Config.Admission; see "Capacity and latency"), no recognizer
-//	     free within Config.StreamWait, or a resume attempted more than
-//	     Config.MaxResumes (default 10) times (this last ends the session)
+//	     free within Config.StreamWait, a resume attempted more than
+//	     Config.MaxResumes (default 10) times (this last ends the session), or,
+//	     with Config.Guard, a client address over its failed-auth limit (before
+//	     its key or token is looked at, unless the Guard knows the key good) or a
+//	     project over its request budget
 //	4000 Sample rate must be a positive integer: sample_rate not an integer in 8000..48000
 //	4001 Not Authorized: bad API key or token, token expired, used, or another session's
 //	4004 Session not found: resume of an unknown id (or another project's)
@@ -144,7 +156,8 @@
 //	4101 Endpoint received a message with an invalid schema: not an object, no known key,
 //	     wrong types, threshold out of range, bad base64, bad encoding or boolean query value
 //	4102 Too many concurrent sessions: the project has Config.MaxSessionsPerProject
-//	     (default 32) live sessions, counting those waiting for a resume
+//	     (default 32) live sessions, counting those waiting for a resume, or its
+//	     Config.ProjectShare of the Admission's capacity (default: all of it)
 //	4104 Could not parse word boost parameter: word_boost is not a JSON list of strings,
 //	     or longer than 2500 characters
 //

@@ -252,6 +252,13 @@ func TestOneBudgetForEveryFrontEnd(t *testing.T) {
 		waitLogLines(t, s, func(m map[string]any) bool {
 			return m["msg"] == "request" && m["route"] == "/v1/audio/transcriptions"
 		}, 8)
+		// A client that hangs up is the client's failure, never a 500.
+		for _, line := range strings.Split(s.logs(), "\n") {
+			var m map[string]any
+			if json.Unmarshal([]byte(line), &m) == nil && m["route"] == "/v1/audio/transcriptions" && m["status"] == float64(500) {
+				t.Errorf("a client that hung up is logged as a server error: %s", line)
+			}
+		}
 		g := base.from("127.0.0.10")
 		body, ct := transcriptionForm(t, wav)
 		expect(t, "/v1 over the budget", g.do("POST", s.URL+"/v1/audio/transcriptions", "Bearer "+keyRL, ct, body), 429, "rate limit")

@@ -50,7 +50,19 @@
 // is then refused is removed too (the Service has no call for dropping an
 // unused upload, so it is attached to a transcript deleted at once). A
 // deleted transcript leaves a content-free record (id, status, duration,
-// times) that the AssemblyAI API's list does not show.
+// times). Every transcript of a request is filed under JobProject(project)
+// ("<project>,v1", a project no key of the reference server names), not
+// under the key's project: neither while its job runs nor after is it in
+// the project's GET /v2/transcript list or readable through /v2 by id;
+// Service.List with JobProject(project) lists them apart.
+//
+// Each request spends one request of its project's budget when it
+// arrives, before its file is read (Config.Guard; the reference server
+// shares one httpapi.Guard between /v1, /v2 and realtime), so clients that
+// send a file and hang up are limited like any other; over the budget is
+// 429 rate_limit_exceeded with Retry-After. Route names a request's route
+// for httpapi.Instrument (access log and metrics beside the AssemblyAI
+// API's).
 //
 // A client that goes away cancels nothing, it only stops waiting: its job
 // runs on and its transcript is deleted once final. Past Config.Timeout
@@ -110,7 +122,7 @@
 // malformed body, media that cannot be decoded); 401 for a missing key
 // and, with code invalid_api_key, a wrong one (sent before the body is
 // read, with Connection: close; failures are rate limited per client
-// address, 429); 404 for unknown paths and models; 405; 413 past
+// address, 429, keys that authenticated from it before excepted); 404 for unknown paths and models; 405; 413 past
 // Config.MaxUploadBytes or the Service's cap; 500 server_error for the
 // server's own failures, 503 when the engine is unavailable or the
 // handler is closing, 504 past Config.Timeout, 507 for a full disk. A

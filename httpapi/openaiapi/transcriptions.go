@@ -167,6 +167,12 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &e):
 	case errors.As(err, &mbe):
 		e = tooLarge(h.cfg.MaxUploadBytes)
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		// The client hung up before its file was stored: its failure, not
+		// the server's (nobody reads this answer; the access log and
+		// metrics do).
+		h.log.InfoContext(r.Context(), "transcription request cancelled by the client before its file was stored", "path", r.URL.Path)
+		e = &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Param: "file", Message: "The request was cancelled before its file was stored."}
 	default:
 		var client bool
 		if e, client = fromService(err); !client {

@@ -41,6 +41,7 @@
 //	webhook_delivery_attempts                  attempts per finished delivery (histogram)
 //	webhook_attempt_seconds                    one webhook request (histogram)
 //	http_requests_total{route,method,status}   API requests by mux pattern, never by raw path
+//	                                           (/v2 and, through httpapi.Instrument, /v1 routes)
 //	http_request_duration_seconds{route,method} (histogram; WebSocket upgrades excluded)
 //
 // plus the Go runtime (go_*) and process (process_*) collectors.

@@ -14,6 +14,14 @@
 // listener serving the spec's EU endpoint set over a store and blobs of
 // its own (region.go).
 //
+// Every front end (/v2 on both listeners, /v1, the realtime token
+// endpoint and WebSocket) shares one httpapi.Guard: EARSHOT_RATE_LIMIT and
+// EARSHOT_RATE_BURST per project, EARSHOT_AUTH_FAILURE_RATE per client
+// address, with the client address taken from X-Forwarded-For only when
+// the peer is in EARSHOT_TRUSTED_PROXIES. Streaming sessions of one
+// project hold at most EARSHOT_REALTIME_PROJECT_SHARE of the capacity the
+// admission measures (default half when the keys name several projects).
+//
 // Start-up order matters for data safety: everything that can fail (the
 // data-directory lock, keys, store, engines, the listener and its TLS
 // files) is set up before any worker claims a job, so a start that fails
