@@ -29,6 +29,17 @@ var (
 	ErrLeaseLost = queue.ErrLeaseLost
 	// ErrUnavailable: a required engine (library, model, program) is missing.
 	ErrUnavailable = errors.New("transcribe: engine unavailable")
+	// ErrEngineUnavailable: the speech engine could not be reached or
+	// answered that it cannot work now (connection refused, 502, 503, 504,
+	// 429): an outage of the engine, not a fault of the job. Adapters of
+	// remote engines wrap it; the Service waits and retries such a call for
+	// Config.OutageWindow before it fails the job, without counting an
+	// attempt.
+	ErrEngineUnavailable = errors.New("transcribe: speech engine unavailable")
+	// ErrStorageUnavailable: the blob store could not be reached or
+	// answered 5xx: an outage, handled like ErrEngineUnavailable (the job
+	// waits for it). BlobStore adapters of remote stores wrap it.
+	ErrStorageUnavailable = errors.New("transcribe: storage unavailable")
 	// ErrEngineCrashed: the speech engine's process died while it held this
 	// work (a native crash in an isolated engine). The job caused it; the
 	// Service counts it against the job and never resumes a job that has

@@ -24,7 +24,14 @@ func (s *Service) process(ctx context.Context, j *job) error {
 		return &MediaError{Reason: fmt.Sprintf("the speech engine %q chosen for this transcript is no longer configured on this server", j.st.Engine)}
 	}
 	rec := eng.Recognizer
-	path, cleanup, err := s.localMedia(ctx, j)
+	log := s.log.With("id", t.ID)
+	var path string
+	cleanup := func() {}
+	err := s.waitOut(ctx, log, ErrStorageUnavailable, storageWhat, func() error {
+		var err error
+		path, cleanup, err = s.localMedia(ctx, j)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -91,7 +98,12 @@ func (s *Service) process(ctx context.Context, j *job) error {
 	var words []Word
 	fr, isFile := rec.(FileRecognizer)
 	if isFile && !multi && t.AudioStartFrom == nil && t.AudioEndAt == nil && sp.Format != "" && fr.AcceptsFile(sp.Format) {
-		r, err := fr.RecognizeFile(ctx, path, opts)
+		var r *Recognition
+		err := s.waitOut(ctx, log, ErrEngineUnavailable, engineWhat(eng.Name), func() error {
+			var err error
+			r, err = fr.RecognizeFile(ctx, path, opts)
+			return err
+		})
 		switch {
 		case err == nil:
 			first, words = r, r.Words
@@ -100,7 +112,8 @@ func (s *Service) process(ctx context.Context, j *job) error {
 		}
 	}
 	if first == nil {
-		words, first, err = recognizePieces(ctx, rec, sp, lo, hi, multi, opts, s.cfg.PieceParallelism)
+		patient := patientRecognizer{Recognizer: rec, s: s, log: log, engine: eng.Name}
+		words, first, err = recognizePieces(ctx, patient, sp, lo, hi, multi, opts, s.cfg.PieceParallelism)
 		if err != nil {
 			return err
 		}

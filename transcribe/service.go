@@ -89,6 +89,12 @@ type Config struct {
 	// 60 s; the engine's own pool bounds the work in flight across jobs).
 	// Default runtime.NumCPU().
 	PieceParallelism int
+	// OutageWindow is how long a job waits for a speech engine or blob
+	// store that is unavailable (ErrEngineUnavailable,
+	// ErrStorageUnavailable) before it ends in error naming it; meanwhile
+	// it keeps its claim and retries with a backoff, and the outage is not
+	// counted as an attempt. Default DefaultOutageWindow (10 minutes).
+	OutageWindow time.Duration
 	// TempDir holds downloaded media while it is processed. When set, the
 	// Service owns the directory: Start deletes the media files an earlier,
 	// crashed run left in it (so give each process its own). Default
@@ -183,6 +189,7 @@ func NewService(cfg Config) (*Service, error) {
 	def(&cfg.UploadSweepInterval, max(min(cfg.UploadTTL/4, 10*time.Minute), time.Millisecond))
 	def(&cfg.RedactedAudioTTL, 24*time.Hour)
 	def(&cfg.MaxMediaDuration, 10*time.Hour)
+	def(&cfg.OutageWindow, DefaultOutageWindow)
 	if cfg.PieceParallelism <= 0 {
 		cfg.PieceParallelism = runtime.NumCPU()
 	}

@@ -70,11 +70,29 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: HTTP %d%s: %s%s", prefix, e.StatusCode, tries, msg, hint)
 }
 
-// Unwrap returns transcribe.ErrUnavailable when Unavailable, and Err.
+// Outage reports whether the engine is down or overloaded rather than
+// failing on this request: unreachable (no answer at all, not a timeout),
+// 429, 502, 503 or 504. The Service waits such an outage out
+// (transcribe.ErrEngineUnavailable) instead of failing the job.
+func (e *Error) Outage() bool {
+	switch e.StatusCode {
+	case 0:
+		return !e.Timeout
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// Unwrap returns transcribe.ErrUnavailable when Unavailable,
+// transcribe.ErrEngineUnavailable when Outage, and Err.
 func (e *Error) Unwrap() []error {
 	var out []error
 	if e.Unavailable() {
 		out = append(out, transcribe.ErrUnavailable)
+	}
+	if e.Outage() {
+		out = append(out, transcribe.ErrEngineUnavailable)
 	}
 	if e.Err != nil {
 		out = append(out, e.Err)

@@ -177,7 +177,8 @@ func (r *Recognizer) Features() transcribe.RecognizerFeatures {
 // Health asks the server's GET /health whether its model is loaded. It
 // returns nil for {"status":"ok"}, and an error wrapping
 // transcribe.ErrUnavailable when the server is unreachable, still loading
-// its model (503) or answers anything else.
+// its model (503) or answers anything else (unreachable and 5xx also wrap
+// transcribe.ErrEngineUnavailable).
 func (r *Recognizer) Health(ctx context.Context) error {
 	u := r.root + "/health"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -193,7 +194,7 @@ func (r *Recognizer) Health(ctx context.Context) error {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return fmt.Errorf("%s: GET %s: speech engine unreachable: %v: %w", r.name, u, err, transcribe.ErrUnavailable)
+		return fmt.Errorf("%s: GET %s: speech engine unreachable: %v: %w%w", r.name, u, err, transcribe.ErrUnavailable, outage{})
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
@@ -208,5 +209,15 @@ func (r *Recognizer) Health(ctx context.Context) error {
 	if msg == "" {
 		msg = strings.TrimSpace(string(body))
 	}
+	if resp.StatusCode >= 500 {
+		return fmt.Errorf("%s: GET %s: HTTP %d: %s: %w%w", r.name, u, resp.StatusCode, msg, transcribe.ErrUnavailable, outage{})
+	}
 	return fmt.Errorf("%s: GET %s: HTTP %d: %s: %w", r.name, u, resp.StatusCode, msg, transcribe.ErrUnavailable)
 }
+
+// outage marks a health error as transcribe.ErrEngineUnavailable without
+// changing its text.
+type outage struct{}
+
+func (outage) Error() string        { return "" }
+func (outage) Is(target error) bool { return target == transcribe.ErrEngineUnavailable }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 
 	"github.com/minio/minio-go/v7"
 
@@ -20,7 +22,7 @@ import (
 // ErrNoBucket, ErrAccessDenied, ErrUnreachable, ErrInvalidKey,
 // ErrTooLarge) and anything Err wraps (a reader's error, context.Canceled).
 type Error struct {
-	Op       string // "new", "put", "open", "delete", "create bucket", "abort incomplete"
+	Op       string // "new", "put", "open", "read", "delete", "create bucket", "abort incomplete"
 	Endpoint string // scheme://host[:port]
 	Bucket   string
 	Key      string // the Store's key (without Prefix); empty for bucket operations
@@ -66,11 +68,16 @@ func (e *Error) Error() string {
 	return msg
 }
 
-// Unwrap returns the sentinel and the cause.
+// Unwrap returns the sentinel and the cause; an unreachable endpoint and a
+// 5xx answer (the server failing or overloaded) are also
+// transcribe.ErrStorageUnavailable, an outage the Service waits out.
 func (e *Error) Unwrap() []error {
 	var out []error
 	if e.kind != nil {
 		out = append(out, e.kind)
+	}
+	if e.kind == ErrUnreachable || e.Status >= 500 {
+		out = append(out, transcribe.ErrStorageUnavailable)
 	}
 	if e.Err != nil {
 		out = append(out, e.Err)
@@ -106,10 +113,17 @@ func (s *Store) fail(op, key string, err error) error {
 		}
 		return e
 	}
-	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && isTransport(err) {
+	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
+		(isTransport(err) || (op == "read" && isCut(err))) {
 		e.kind = ErrUnreachable
 	}
 	return e
+}
+
+// isCut reports whether err is a connection cut while a body was read.
+func isCut(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
 }
 
 // isTransport reports whether err came from the HTTP round trip (no

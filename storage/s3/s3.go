@@ -581,7 +581,23 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, s.fail("open", key, err)
 	}
-	return rc, nil
+	return &object{ReadCloser: rc, s: s, key: key}, nil
+}
+
+// object is an opened blob whose read errors are classified like the
+// Store's (a connection cut mid-body is ErrUnreachable, an outage).
+type object struct {
+	io.ReadCloser
+	s   *Store
+	key string
+}
+
+func (o *object) Read(p []byte) (int, error) {
+	n, err := o.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		err = o.s.fail("read", o.key, err)
+	}
+	return n, err
 }
 
 // Delete removes the blob under key; deleting a missing key returns nil.
