@@ -250,7 +250,11 @@ type warmer interface {
 // runs, the engine is "still loading" until a Warm has once succeeded;
 // after that a Warm that is still waiting means every decoder is busy,
 // which is loaded, not unready. A wrapper with Unwrap()
-// transcribe.Recognizer (InstrumentPool's) is looked through.
+// transcribe.Recognizer (InstrumentPool's) is looked through. A remote
+// engine with a health check of its own (Health(ctx) error: whispercpp's
+// GET /health, openai's GET of its endpoint) must pass it; its answer is
+// reused for EngineHealthTTL, so frequent probes and scrapes do not load
+// the engine.
 func EngineCheck(name string, rec transcribe.Recognizer) Check {
 	for {
 		u, ok := rec.(interface{ Unwrap() transcribe.Recognizer })
@@ -260,9 +264,18 @@ func EngineCheck(name string, rec transcribe.Recognizer) Check {
 		rec = u.Unwrap()
 	}
 	w := &warming{}
+	var hc *cachedHealth
+	if h, ok := rec.(healther); ok {
+		hc = &cachedHealth{fn: h.Health}
+	}
 	return Check{Name: name, Func: func(ctx context.Context) error {
 		if rec.Features().SampleRate <= 0 {
 			return errors.New("the engine reports no sample rate")
+		}
+		if hc != nil {
+			if err := hc.check(ctx); err != nil {
+				return err
+			}
 		}
 		wr, ok := rec.(warmer)
 		if !ok {

@@ -51,6 +51,7 @@ type Config struct {
 	JobLease       time.Duration // EARSHOT_JOB_LEASE, default 30s: how soon a dead worker's job is resumed
 	StoreTimeout   time.Duration // EARSHOT_STORE_TIMEOUT, default 5s: a request's store calls past it are answered 503
 	WebhookRetry   time.Duration // EARSHOT_WEBHOOK_RETRY_INTERVAL, default 10s (the spec's value)
+	OutageWindow   time.Duration // EARSHOT_ENGINE_OUTAGE_WINDOW, default 10m: how long a job waits for an engine or blob store that is down
 
 	// Speech engines (README "Speech engines"). pocketsphinx is always
 	// configured (streaming uses it); a whisper.cpp server and an
@@ -199,6 +200,7 @@ func ParseConfig(args []string) (*Config, error) {
 		{&c.JobLease, "job-lease", "EARSHOT_JOB_LEASE", 30 * time.Second, "how long a job stays with a worker without a heartbeat"},
 		{&c.StoreTimeout, "store-timeout", "EARSHOT_STORE_TIMEOUT", httpapi.DefaultStoreTimeout, "how long a request may wait for the database and blob store before it is answered 503"},
 		{&c.WebhookRetry, "webhook-retry-interval", "EARSHOT_WEBHOOK_RETRY_INTERVAL", 10 * time.Second, "pause between webhook retries"},
+		{&c.OutageWindow, "engine-outage-window", "EARSHOT_ENGINE_OUTAGE_WINDOW", transcribe.DefaultOutageWindow, "how long a job waits for a speech engine or blob store that is down before it ends in error"},
 	}
 	for _, d := range durs {
 		def := d.def

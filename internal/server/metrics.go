@@ -146,7 +146,9 @@ func (o *ops) start(svc *transcribe.Service, store transcribe.Store, blobs trans
 	checks := []metrics.Check{metrics.StoreCheck("store", store), metrics.BlobCheck("blobs", blobs)}
 	for _, e := range engines {
 		o.m.AddEngines(e.Name)
-		checks = append(checks, metrics.EngineCheck("engine "+e.Name, e.Recognizer))
+		c := metrics.EngineCheck("engine "+e.Name, e.Recognizer)
+		o.m.WatchEngine(e.Name, c) // earshot_engine_up, from the same (cached) check
+		checks = append(checks, c)
 	}
 	checks = append(checks, metrics.EngineCheck("engine streaming", stream))
 	if _, ok := store.(transcribe.JobCounter); ok {

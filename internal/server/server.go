@@ -229,6 +229,7 @@ func Run(ctx context.Context, cfg *Config) error {
 			AllowPrivateURLs: cfg.AllowPrivate,
 			Workers:          cfg.Workers,
 			Lease:            cfg.JobLease,
+			OutageWindow:     cfg.OutageWindow,
 			Retention:        cfg.Retention,
 			UploadTTL:        cfg.UploadTTL,
 			MaxUploadBytes:   cfg.MaxUpload,
