@@ -37,7 +37,7 @@
 // answer (reduce; notes that are still too long are read again, up to
 // three rounds). The answer then carries a "warning" saying so. A model
 // that refuses a prompt as longer than its context gets parts half the
-// size, twice at most. An input needing more than Config.MaxParts parts
+// size, three times at most. An input needing more than Config.MaxParts parts
 // is 400.
 //
 // # Failures

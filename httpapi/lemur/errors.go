@@ -39,8 +39,6 @@ var (
 	// errRequestTimeout is the cause of a request's context when
 	// Config.RequestTimeout passes.
 	errRequestTimeout = errors.New("lemur: request timed out")
-	// errTooLong: the input needs more parts than Config.MaxParts.
-	errTooLong = errors.New("lemur: input too long")
 )
 
 // isContextOverflow reports whether a model error says the prompt was
@@ -85,8 +83,6 @@ func (h *Handler) classify(ctx context.Context, err error, maxOutput int) (e *ap
 		return &apiError{status: http.StatusGatewayTimeout, msg: fmt.Sprintf("The LeMUR request took longer than %v and was stopped", h.cfg.RequestTimeout)}, true
 	case ctx.Err() != nil:
 		return nil, false // the client went away
-	case errors.Is(err, errTooLong):
-		return &apiError{status: http.StatusBadRequest, msg: strings.TrimPrefix(err.Error(), "lemur: ")}, true
 	case errors.Is(err, llm.ErrTimeout):
 		return &apiError{status: http.StatusGatewayTimeout, msg: fmt.Sprintf("The language model did not answer within %v", h.cfg.ModelTimeout)}, true
 	case errors.As(err, &ae):

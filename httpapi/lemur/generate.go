@@ -78,7 +78,7 @@ func (j *job) budget() int {
 
 // run answers the request: in one call when the input fits the budget,
 // otherwise map-reduce (see mapReduce); a model that refuses a prompt as
-// longer than its context gets parts half as large, twice at most.
+// longer than its context gets parts half as large, three times at most.
 func (j *job) run(ctx context.Context, srcs []source) (*result, error) {
 	budget := j.budget()
 	if budget < minPartTokens {
@@ -87,7 +87,7 @@ func (j *job) run(ctx context.Context, srcs []source) (*result, error) {
 			j.h.cfg.ContextTokens, max(estTokens(instruction(j.kind, j.p)), estTokens(partInstruction(j.kind, j.p, 99, 99))),
 			estTokens(j.context), j.maxOut)
 	}
-	smaller := false
+	smaller, halvings := false, 0
 	for {
 		parts := pack(srcs, budget)
 		if len(parts) > j.h.cfg.MaxParts {
@@ -95,13 +95,13 @@ func (j *job) run(ctx context.Context, srcs []source) (*result, error) {
 			if j.p.InputText != nil {
 				field = "input_text"
 			}
-			return nil, fmt.Errorf("%w: %s: the text (about %d tokens) would take %d parts of the model's context; this server reads at most %d parts (%d tokens each) for one request",
-				errTooLong, field, tokensOf(srcs), len(parts), j.h.cfg.MaxParts, budget)
+			return nil, badRequest("%s is too long: the text (about %d tokens) would take %d parts of the model's context; this server reads at most %d parts (%d tokens each) for one request",
+				field, tokensOf(srcs), len(parts), j.h.cfg.MaxParts, budget)
 		}
 		res, err := j.answer(ctx, parts, budget)
-		if err != nil && isContextOverflow(err) && budget/2 >= minPartTokens && ctx.Err() == nil {
+		if err != nil && isContextOverflow(err) && halvings < 3 && budget/2 >= minPartTokens && ctx.Err() == nil {
 			budget /= 2
-			smaller = true
+			smaller, halvings = true, halvings+1
 			continue
 		}
 		if res != nil {
