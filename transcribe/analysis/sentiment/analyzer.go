@@ -99,7 +99,16 @@ func (a Analyzer) Classify(text string) (Result, error) {
 
 func (a Analyzer) classifyTokens(toks []nlp.Token) Result {
 	score := vader().PolarityScores(prepare(toks)).Compound
+	if a.Options.Threshold == 0 && len(toks) > 0 {
+		if m, err := DefaultModel(); err == nil {
+			return m.classify(toks, score)
+		}
+	}
 	return label(score, a.Options.threshold())
+}
+
+func newPlainVader() *govader.SentimentIntensityAnalyzer {
+	return govader.NewSentimentIntensityAnalyzer()
 }
 
 // label turns a compound score into a label and a confidence. The
@@ -129,7 +138,11 @@ func label(score, th float64) Result {
 // discourse uses of words VADER scores as sentiment removed ("like" as a
 // preposition or filler, "well" and "so" opening a clause). Punctuation
 // stays attached, since VADER reads "!" and "?".
-func prepare(toks []nlp.Token) string {
+func prepare(toks []nlp.Token) string { return prepareCase(toks, false) }
+
+// prepareCase is prepare, keeping the words' capitals when keepCase is set
+// (for the model's written-text feature, where capitals are emphasis).
+func prepareCase(toks []nlp.Token, keepCase bool) string {
 	if len(toks) > 0 && toks[0].Tag == "" {
 		_ = nlp.Tag(toks) // fails only if the model cannot load; tags stay empty
 	}
@@ -168,7 +181,13 @@ func prepare(toks []nlp.Token) string {
 	}
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
-		if t.Redacted || t.Text == "" {
+		if t.Redacted {
+			continue
+		}
+		if t.Text == "" {
+			if keepCase && t.Pre+t.Post != "" {
+				emit(t.Pre+t.Post, "", false) // emoticons: ":)", ":-("
+			}
 			continue
 		}
 		if p, n := phraseAt(toks, i); n > 0 {
@@ -180,7 +199,11 @@ func prepare(toks []nlp.Token) string {
 		if discourse(toks, i) {
 			continue
 		}
-		emit(t.Norm+t.Post, t.Tag, t.EndsClause())
+		w := t.Norm
+		if keepCase && strings.ToLower(t.Text) == t.Norm {
+			w = t.Text
+		}
+		emit(w+t.Post, t.Tag, t.EndsClause())
 	}
 	return strings.Join(out, " ")
 }

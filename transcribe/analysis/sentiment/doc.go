@@ -37,11 +37,36 @@
 //     working", "charged twice"...), and "shared" and "holiday" are made
 //     neutral.
 //
-// A sentence whose compound score is at least Options.Threshold (default
-// 0.2) is POSITIVE, at most -Threshold NEGATIVE, otherwise NEUTRAL.
-// Confidence is a logistic reading of the distance from the threshold:
-// 0.5 at the threshold, about 0.9 at 0.27 past it; a neutral sentence is
-// most confident at score 0. A sentence of redacted words only is NEUTRAL.
+// The label comes from a model learned on public data (model.go,
+// model.json): a multinomial logistic regression over 17 features of the
+// sentence: the compound score after the speech rules and its magnitude,
+// VADER's positive, negative and neutral proportions after them, the same
+// for plain VADER (its published lexicon) read over the sentence after
+// the same rules but with its capitals and emoticons kept, whether each
+// compound score passes its usual threshold, and the sentence's length.
+// Confidence is the chosen label's probability against the runner-up's,
+// p1/(p1+p2), in [0.5, 1]. A non-zero Options.Threshold turns the model
+// off: a sentence whose compound score is at least Threshold is POSITIVE,
+// at most -Threshold NEGATIVE, otherwise NEUTRAL, with a logistic
+// confidence (0.5 at the threshold, about 0.9 at 0.27 past it). A
+// sentence of redacted words only is NEUTRAL.
+//
+// # Model
+//
+// go run ./internal/cmd/trainsentiment -vader DIR trains it (seconds) on
+// the training halves of VADER's four human-rated sets (Hutto and
+// Gilbert, ICWSM 2014: 4,200 tweets, 10,605 movie-review snippets, 3,708
+// product-review snippets, 5,190 New York Times editorial snippets, each
+// rated -4..4 by about 20 people; github.com/cjhutto/vaderSentiment commit
+// 44fc044, additional_resources/hutto_ICWSM_2014.tar.gz, MIT licence),
+// each set weighing the same, plus testdata/dev.txt weighing half a set.
+// A sentence's gold label is its mean rating beyond ±0.5 (GoldBand, half
+// a step of the raters' scale, fixed before measuring). HeldOut fixes the
+// held-out half of each set (an FNV hash of its id); training never reads
+// it, and the features were chosen on a quarter of the training halves
+// (-tune). The suite checks that model.json is the one the figures below
+// describe (its SHA-256) and scores testdata/vader-heldout-sample.tsv
+// (100 held-out sentences per set, MIT, attribution in the file).
 //
 // VADER is used rather than written again because it is the standard
 // lexicon method and the module is a faithful, tested port; only the
@@ -49,24 +74,34 @@
 //
 // # Measured quality
 //
-// testdata/dev.txt (96 sentences, 32 per class) is what the lexicon
-// additions, the rules and the threshold were chosen on; testdata/test.txt
-// (66 sentences, 22 per class, written at the same time by the same
-// author, never used for tuning) is the held-out set reported here. Both
-// cover support calls, meetings, interviews, reviews, clinics, earnings
-// calls, classrooms and travel. `go test -v -run 'Dev|HeldOut'
-// ./transcribe/analysis/sentiment` prints:
+// External: the held-out halves of VADER's human-rated sets, against
+// plain VADER (govader with its documented ±0.05 thresholds) in the same
+// run. EARSHOT_VADER_DATA=DIR go test -v -run VADERExternal
+// ./transcribe/analysis/sentiment prints (model sha256 216a1a94...):
 //
-//	set                                          accuracy
-//	dev (tuned on), reference text               97.9% of 96
-//	held-out, reference text                     86.4% of 66   (target 85%)
-//	held-out, flite + pocketsphinx (WER 11.1%)   81.8% of 66   (floor 70%)
+//	held-out half              n    model  plain VADER  (3 classes, gold ±0.5)
+//	tweets                  2100    80.5%        82.9%
+//	movieReviewSnippets     5303    56.2%        54.8%
+//	amazonReviewSnippets    1862    62.2%        60.6%
+//	nytEditorialSnippets    2592    56.8%        54.9%
+//
+// The target (≥ plain VADER on each set) is met on three sets and missed
+// by 2.4 points on tweets: the speech rules (fillers such as "like" and
+// "please" dropped, the neutral band of speech) cost on tweets, where
+// VADER was built, and one model serves every kind of text; a model free
+// to read tweets as VADER does lost the speech sets below.
+//
+// In-repo sets (written here; testdata/dev.txt, 96 sentences, was tuned
+// on; testdata/test.txt, 66 sentences, never): `go test -v -run
+// 'Dev|HeldOut' ./transcribe/analysis/sentiment` prints:
+//
+//	set                                          rules only   model
+//	dev (tuned on), reference text               97.9%        93.8% of 96
+//	held-out, reference text                     86.4%        87.9% of 66   (target 85%)
+//	held-out, flite + pocketsphinx (WER 11.1%)   81.8%        83.3% of 66   (floor 70%)
 //
 // History, for honesty: the held-out set was also measured before any
-// tuning (VADER with the speech pre-processing and threshold 0.3: 84.8%)
-// and after the first round (87.9%); the negation-scope rule for main
-// verbs, added for sentences outside both sets (TestRules), moved it to
-// 86.4%. 7 of its 9 errors are negative sentences read as neutral. On
+// tuning of the rules (84.8%) and after their first round (87.9%). On
 // recognized speech, recognition errors replace some of the words that
 // carry the sentiment.
 //
