@@ -145,7 +145,7 @@ func TestEngineOutageEndToEnd(t *testing.T) {
 
 	logs := s.logs()
 	for _, id := range ids {
-		claims := regexp.MustCompile(`msg=processing id=` + id + ` claim=(\d+)`).FindAllStringSubmatch(logs, -1)
+		claims := regexp.MustCompile(`msg=processing id=`+id+` claim=(\d+)`).FindAllStringSubmatch(logs, -1)
 		if len(claims) != 1 || claims[0][1] != "1" {
 			t.Errorf("%s was claimed %d times (%v), want once: the outage counted as an attempt", id, len(claims), claims)
 		}
