@@ -61,7 +61,9 @@ type Config struct {
 	// AuthFailureRate is the sustained rate of failed authentications
 	// allowed per client address (requests per second, burst 10 times
 	// that); beyond it the address gets 429 before its key is even looked
-	// at. 0 means the default of 5; negative disables the limit.
+	// at, except for keys that authenticated from that address within the
+	// last hour (so guesses do not lock out the valid keys used beside
+	// them). 0 means the default of 5; negative disables the limit.
 	AuthFailureRate float64
 	// Guard, when set, applies the limits above instead of a Guard made
 	// from RateLimit, RateBurst and AuthFailureRate (which are then
