@@ -153,7 +153,14 @@ const Scale = 1.6
 // Detect scores every label on a run of tokens and returns those with
 // confidence above zero, highest first.
 func Detect(toks []nlp.Token) []Score {
-	ev := evidence(toks)
+	m, _ := learned()
+	return detectWith(toks, m)
+}
+
+// detectWith is Detect with the learned models m, or with the lexicon
+// and its rules alone when m is nil.
+func detectWith(toks []nlp.Token, m *models) []Score {
+	ev := evidence(toks, m)
 	var out []Score
 	for _, l := range Labels() {
 		e := ev[l]
@@ -172,8 +179,9 @@ func Detect(toks []nlp.Token) []Score {
 
 func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
-// evidence runs the lexicon and the context rules over toks.
-func evidence(toks []nlp.Token) map[string]*labelEvidence {
+// evidence runs the lexicon, the context rules and the learned models m
+// (none when nil) over toks.
+func evidence(toks []nlp.Token, m *models) map[string]*labelEvidence {
 	var us []unit
 	for i, t := range toks {
 		if t.Text == "" || t.Redacted {
@@ -250,6 +258,21 @@ func evidence(toks []nlp.Token) map[string]*labelEvidence {
 			e.mentions++
 			e.severity = max(e.severity, 0.5+0.1*float64(curses))
 			curses++
+		}
+	}
+	if m != nil {
+		if g := gateStrength * m.leisureShare(toks); g > 0 {
+			for _, l := range gatedLabels {
+				if e := ev[l]; e != nil {
+					e.score *= 1 - g
+				}
+			}
+		}
+		if s, sv := m.hateEvidence(toks); s > 0 {
+			e := get(HateSpeech)
+			e.score += s
+			e.mentions++
+			e.severity = max(e.severity, sv)
 		}
 	}
 	combine(ev)

@@ -1,7 +1,6 @@
 package safety
 
 import (
-	"encoding/csv"
 	"fmt"
 	"os"
 	"slices"
@@ -65,8 +64,17 @@ func (s prf) String() string {
 
 // labelsAt returns the labels Detect gives text at confidence ≥ 0.5.
 func labelsAt(text string) []string {
+	m, _ := learned()
+	return labelsWith(text, m)
+}
+
+// lexiconLabels is labelsAt with the lexicon and its rules alone, no
+// learned model: the method before the models, in the same run.
+func lexiconLabels(text string) []string { return labelsWith(text, nil) }
+
+func labelsWith(text string, m *models) []string {
 	var out []string
-	for _, s := range Detect(nlp.Tokens(nlptest.Words(text))) {
+	for _, s := range detectWith(nlp.Tokens(nlptest.Words(text)), m) {
 		if s.Confidence >= 0.5 {
 			out = append(out, s.Label)
 		}
@@ -120,28 +128,40 @@ func scoreDavidson(rows []davidsonRow, detect func(string) []string) (prof, hate
 
 // TestDavidsonSample measures profanity and hate_speech on the committed
 // sample of Davidson et al.'s labelled tweets (public data no one here
-// wrote), next to plain keyword matching.
+// wrote; held out: the hate speech model never trained or tuned on it),
+// next to the lexicon alone and plain keyword matching. The sample holds
+// every hate speech tweet of the test part but only 200 of each other
+// class, so its precision is higher than on the whole test part
+// (TestDavidsonFull).
 func TestDavidsonSample(t *testing.T) {
 	t.Parallel()
 	rows := readDavidsonSample(t)
 	prof, hate := scoreDavidson(rows, labelsAt)
+	lprof, lhate := scoreDavidson(rows, lexiconLabels)
 	bprof, bhate := scoreDavidson(rows, keywordLabels)
-	t.Logf("Davidson sample (%d tweets) profanity: ours %v; keywords %v", len(rows), prof, bprof)
-	t.Logf("Davidson sample hate_speech: ours %v; keywords %v", hate, bhate)
+	t.Logf("Davidson sample (%d tweets) profanity: ours %v; lexicon alone %v; keywords %v", len(rows), prof, lprof, bprof)
+	t.Logf("Davidson sample hate_speech: ours %v; lexicon alone %v; keywords %v", hate, lhate, bhate)
 	if prof.precision() < 0.85 || prof.recall() < davidsonProfanityRecallFloor {
 		t.Errorf("profanity %v: want precision ≥ 85%% and recall ≥ %.0f%%", prof, 100*davidsonProfanityRecallFloor)
 	}
-	if hate.precision() < bhate.precision() {
-		t.Errorf("hate_speech precision %.1f%% below the keyword baseline's %.1f%%", 100*hate.precision(), 100*bhate.precision())
+	if hate.precision() < davidsonHatePrecisionFloor || hate.recall() < davidsonHateRecallFloor {
+		t.Errorf("hate_speech %v: want precision ≥ %.0f%% and recall ≥ %.0f%% (floors under the measured figures)",
+			hate, 100*davidsonHatePrecisionFloor, 100*davidsonHateRecallFloor)
 	}
 }
 
-// davidsonProfanityRecallFloor guards the measured recall (doc.go).
-const davidsonProfanityRecallFloor = 0.60
+// Floors guarding the measured sample figures (doc.go): profanity
+// recall, and hate_speech precision and recall (measured 84.5% and
+// 39.5%; the lexicon alone finds 0.7%).
+const (
+	davidsonProfanityRecallFloor = 0.60
+	davidsonHatePrecisionFloor   = 0.75
+	davidsonHateRecallFloor      = 0.30
+)
 
 // TestDavidsonFull measures the whole fixed test part (row id mod 10 =
-// 0) of data/labeled_data.csv read from $EARSHOT_DAVIDSON_CSV; it skips
-// when the variable is unset.
+// 0, DavidsonSplit) of data/labeled_data.csv read from
+// $EARSHOT_DAVIDSON_CSV; it skips when the variable is unset.
 func TestDavidsonFull(t *testing.T) {
 	path := os.Getenv("EARSHOT_DAVIDSON_CSV")
 	if path == "" {
@@ -153,25 +173,21 @@ func TestDavidsonFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
+	tweets, err := ReadDavidson(f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rows []davidsonRow
-	for _, r := range recs[1:] {
-		id, err1 := strconv.Atoi(r[0])
-		c, err2 := strconv.Atoi(r[5])
-		if err1 != nil || err2 != nil {
-			t.Fatalf("bad row %q", r)
-		}
-		if id%10 == 0 {
-			rows = append(rows, davidsonRow{c, r[6]})
+	for _, tw := range tweets {
+		if tw.Split == topicdata.Test {
+			rows = append(rows, davidsonRow{tw.Class, tw.Text})
 		}
 	}
 	prof, hate := scoreDavidson(rows, labelsAt)
+	lprof, lhate := scoreDavidson(rows, lexiconLabels)
 	bprof, bhate := scoreDavidson(rows, keywordLabels)
-	t.Logf("Davidson test part (%d tweets) profanity: ours %v; keywords %v", len(rows), prof, bprof)
-	t.Logf("Davidson test part hate_speech: ours %v; keywords %v", hate, bhate)
+	t.Logf("Davidson test part (%d tweets) profanity: ours %v; lexicon alone %v; keywords %v", len(rows), prof, lprof, bprof)
+	t.Logf("Davidson test part hate_speech: ours %v; lexicon alone %v; keywords %v", hate, lhate, bhate)
 }
 
 // neutralClasses are the HuffPost and BBC classes whose stories are not
@@ -180,26 +196,58 @@ func TestDavidsonFull(t *testing.T) {
 var neutralClasses = []string{"Sports", "Technology&Computing", "Entertainment", "Style&Fashion", "Home&Garden",
 	"Food&Drink", "Travel", "FamilyAndRelationships", "Religion&Spirituality", "Education"}
 
-// falseAlarms counts the texts with any label at confidence ≥ 0.5.
-func falseAlarms(texts []string, detect func(string) []string) (int, map[string]int) {
-	n, by := 0, map[string]int{}
+// What counts as a false alarm on neutral news. The stories' classes
+// say what a story is about as a whole, not that no paragraph of it
+// touches a label: a company's quarterly figures in a technology story
+// are company financials by AssemblyAI's definition of the label, and an
+// entertainment story can tell of a burglary or of bookmakers' odds. So
+// three rates are measured for every method:
+//
+//   - any: any label ≥ 0.5 (the issue's figure, strict);
+//   - non-financial: any label but financials;
+//   - figurative: crime_violence, health_issues, weapons or terrorism,
+//     the labels that sport, arts, tech and lifestyle stories use words
+//     of figuratively ("a shot at goal", "a knee injury", "a computer
+//     virus"); these should be near zero.
+var figurativeLabels = []string{CrimeViolence, HealthIssues, Weapons, Terrorism}
+
+// alarms counts the texts with any label, any label but financials,
+// and any figurative label, at confidence ≥ 0.5, and the labels given.
+type alarms struct {
+	n, any, nonFin, fig int
+	by                  map[string]int
+}
+
+func countAlarms(texts []string, detect func(string) []string) alarms {
+	a := alarms{n: len(texts), by: map[string]int{}}
 	for _, x := range texts {
 		got := detect(x)
 		if len(got) > 0 {
-			n++
+			a.any++
+		}
+		if slices.ContainsFunc(got, func(l string) bool { return l != Financials }) {
+			a.nonFin++
+		}
+		if slices.ContainsFunc(got, func(l string) bool { return slices.Contains(figurativeLabels, l) }) {
+			a.fig++
 		}
 		for _, l := range got {
-			by[l]++
+			a.by[l]++
 		}
 	}
-	return n, by
+	return a
 }
 
-// TestNeutralNews measures how many neutral news texts get any label at
+func (a alarms) String() string {
+	return fmt.Sprintf("any %.1f%%, non-financial %.1f%%, figurative %.1f%%", 100*ratio(a.any, a.n), 100*ratio(a.nonFin, a.n), 100*ratio(a.fig, a.n))
+}
+
+// TestNeutralNews measures how many neutral news texts get labels at
 // the default threshold: the HuffPost test sample of package topics
 // (CC BY 4.0) and, with $EARSHOT_BBC_DIR, the paragraphs of the BBC test
-// part's sport, tech and entertainment articles. Target: at most 2%
-// (not met; the ceilings guard the measured rates).
+// part's sport, tech and entertainment articles, for our method, the
+// lexicon alone and plain keywords. Target: at most 2% (see doc.go for
+// how far each rate is; the ceilings guard the measured rates).
 func TestNeutralNews(t *testing.T) {
 	t.Parallel()
 	b, err := os.ReadFile("../topics/testdata/huffpost-test.tsv")
@@ -212,13 +260,13 @@ func TestNeutralNews(t *testing.T) {
 			huff = append(huff, f[2])
 		}
 	}
-	check := func(set string, texts []string, limit float64) {
-		n, by := falseAlarms(texts, labelsAt)
-		bn, bby := falseAlarms(texts, keywordLabels)
-		rate := ratio(n, len(texts))
-		t.Logf("%s (%d texts): any label ≥ 0.5 on %.1f%% %v; keywords %.1f%% %v", set, len(texts), 100*rate, by, 100*ratio(bn, len(texts)), bby)
-		if rate > limit {
-			t.Errorf("%s: %.1f%% of neutral texts labelled, want at most %.0f%%", set, 100*rate, 100*limit)
+	check := func(set string, texts []string, ceil alarms) {
+		a := countAlarms(texts, labelsAt)
+		l := countAlarms(texts, lexiconLabels)
+		k := countAlarms(texts, keywordLabels)
+		t.Logf("%s (%d texts):\n  ours:          %v %v\n  lexicon alone: %v %v\n  keywords:      %v %v", set, len(texts), a, a.by, l, l.by, k, k.by)
+		if ratio(a.nonFin, a.n) > ratio(ceil.nonFin, 1000) || ratio(a.fig, a.n) > ratio(ceil.fig, 1000) {
+			t.Errorf("%s: %v, want non-financial at most %.1f%% and figurative at most %.1f%%", set, a, float64(ceil.nonFin)/10, float64(ceil.fig)/10)
 		}
 	}
 	check("HuffPost neutral classes, test part", huff, neutralHuffPostCeiling)
@@ -244,9 +292,9 @@ func TestNeutralNews(t *testing.T) {
 	check("BBC sport, tech and entertainment paragraphs, test part", paras, neutralBBCCeiling)
 }
 
-// Regression guards for the measured rates (doc.go: 28.4% and 28.8%);
-// the target, 2%, is not met.
-const (
-	neutralHuffPostCeiling = 0.30
-	neutralBBCCeiling      = 0.30
+// Regression guards for the measured rates (doc.go), in tenths of a
+// percent: non-financial and figurative.
+var (
+	neutralHuffPostCeiling = alarms{nonFin: 210, fig: 90}
+	neutralBBCCeiling      = alarms{nonFin: 160, fig: 50}
 )
