@@ -73,6 +73,27 @@
 // it, up to a backstop of 10 claims without an outcome. A shutdown or an
 // engine closed under a job (ErrClosed) gives the job back at once.
 //
+// Outages (outage.go): a speech engine that is unreachable or answers 429,
+// 502, 503 or 504 (ErrEngineUnavailable, which the HTTP adapters wrap) and
+// a blob store that is unreachable or answers 5xx (ErrStorageUnavailable,
+// storage/s3) interrupt a job; they are not its fault. The job waits
+// inside its claim (its lease held by the Runner's heartbeats, so no other
+// process takes it and Claims does not move), retrying the call with a
+// backoff from 1 s doubling to 5 s and a warn log line per retry naming
+// the engine or store and the reason, for Config.OutageWindow (default 10
+// minutes), and only then ends in error naming what was down. It is never
+// counted as an attempt. A shutdown meanwhile gives the job back.
+//
+// Webhooks (the outbox): the Update that stores a job's final result also
+// sets Record.NotifyPending when it has webhooks to send, so the result
+// and the promise of its webhooks are one write. The worker then hands the
+// notifications to the Notifier (retried for 20 s) and clears the flag;
+// every Lease, the Service re-sends those of results whose flag is still
+// set a Lease after they were stored (a process killed between the two
+// writes, a database down past the retries). Each Notification has a Key
+// ("<id>/<event>") that makes Notify idempotent, so a re-send never
+// doubles a delivery.
+//
 // Observation: Config.OnJob reports each job's submission, claim (with
 // the time it waited) and outcome (completed, error, retried, interrupted,
 // lost, with processing time and audio length); Service.JobCounts reads

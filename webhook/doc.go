@@ -73,4 +73,11 @@
 //
 // Delivery is at least once: a process killed after the receiver answered
 // but before the outcome was stored repeats that attempt later.
+//
+// A Notification with a Key (the Service sets "<transcript id>/<event>")
+// gets a delivery id derived from it (UUID version 5), so Notify of the
+// same Key again finds the delivery stored and queues nothing: the
+// Service's outbox may re-send a result's notifications safely. Invalid
+// notifications also wrap transcribe.ErrNotificationRefused, which the
+// Service does not retry.
 package webhook

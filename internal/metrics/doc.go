@@ -17,7 +17,11 @@
 //   - NewHealth(HealthConfig) returns *Health: Live serves /healthz (the
 //     process answers), Ready serves /readyz (every Check passes, else 503
 //     with each failing check's reason). StoreCheck, BlobCheck and
-//     EngineCheck are the checks the server uses.
+//     EngineCheck are the checks the server uses; EngineCheck calls a
+//     remote engine's own health check (Health(ctx) error: whisper.cpp's
+//     GET /health, an OpenAI-compatible engine's endpoint), its answer
+//     reused for EngineHealthTTL (5 s). WatchEngine adds the engine-up
+//     gauge from the same check.
 //
 // Metrics (all names start with earshot_):
 //
@@ -30,6 +34,7 @@
 //	realtime_factor{engine}                    processing time / media length of completed jobs (histogram)
 //	jobs{status}                               queued and processing jobs in the shared store (gauge, read per scrape)
 //	decoders_in_use{pool}, decoders{pool}      pooled decoders busy, and the pool's size
+//	engine_up{engine}                          1 while the engine passes its health check, else 0 (read per scrape)
 //	engine_processes{pool}, engine_processes_idle{pool}, engine_process_crashes_total{pool},
 //	engine_process_restarts_total{pool}        worker processes of isolated engines (adapters/isolate)
 //	realtime_sessions_active                   streaming sessions holding a recognizer stream

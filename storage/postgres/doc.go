@@ -69,7 +69,9 @@
 // indexes on (project_id, seq) for listing and a partial index on seq over
 // queued and processing records for claiming; the sealed list entry,
 // summary, apart from the sealed transcript, data, which List never
-// reads), uploads (indexed by (created, id), and again over unattached
+// reads; the outbox flag notify_pending, written in the result's UPDATE,
+// with a partial index on (completed, seq) over pending results, schema
+// version 3), uploads (indexed by (created, id), and again over unattached
 // ones for expiry) and deliveries (partial indexes on (next_attempt, id)
 // over pending and over done deliveries, for claiming and purging).
 // Deliveries do not reference transcripts: the contract lets a delivery

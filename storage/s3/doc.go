@@ -36,6 +36,9 @@
 //     ErrNoBucket, ErrAccessDenied, ErrUnreachable, ErrInvalidKey,
 //     ErrInvalidConfig, ErrTooLarge. Credentials never appear in them: the
 //     Store signs requests in headers and redacts its keys from error text.
+//     An unreachable endpoint, a 5xx answer and a connection cut while a
+//     blob is read are also transcribe.ErrStorageUnavailable: an outage
+//     the Service waits out instead of failing the job.
 //
 // The S3 protocol comes from github.com/minio/minio-go/v7: request
 // signing, retries with backoff, error parsing and each single request

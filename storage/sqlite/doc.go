@@ -27,7 +27,10 @@
 // Storage: tables transcripts (seq INTEGER PRIMARY KEY AUTOINCREMENT gives
 // the creation order; indexes for listing by project and for claiming; the
 // sealed list entry in its own column, which List reads instead of the
-// sealed transcript), uploads (indexed by age) and deliveries (indexed on
+// sealed transcript; the outbox flag notify_pending, written in the
+// result's UPDATE and placed before the blobs, with a partial index over
+// pending results: schema version 5 rebuilds the table once to add it),
+// uploads (indexed by age) and deliveries (indexed on
 // due time, and on age once done, for purging). Times are stored as UTC
 // unix nanoseconds, the zero time as the smallest integer, so they keep
 // full precision and times outside the years 1678 to 2262 are refused with
