@@ -11,7 +11,8 @@
 // v2 REST endpoints of httpapi, the redacted-audio download, the realtime
 // token endpoint and the two WebSocket upgrade endpoints (their messages
 // as component schemas and their close codes in the x-earshot-websocket
-// extension, since OpenAPI has no vocabulary for WebSocket traffic), and
+// extension, since OpenAPI has no vocabulary for WebSocket traffic), the
+// LeMUR endpoints (/lemur/v3/..., package httpapi/lemur) and
 // /openapi.json itself. Every request parameter carries the rules of
 // transcribe.TranscriptParams.Validate: types, ranges, enumerations and
 // defaults, and the cross-field rules as if/then clauses where JSON Schema
@@ -38,7 +39,8 @@
 //     refuses with 400 must be refused by the document's schemas too
 //     wherever the rule is expressible, requests it accepts must be
 //     accepted, and every response the document lists must have been
-//     seen;
+//     seen (the LeMUR endpoints by TestLeMURResponsesMatchDocument, with
+//     a chat model server that fails on demand);
 //   - transcribe's result types filled in completely (every analysis,
 //     their pending and unavailable forms) and export's views of them
 //     validate against the schemas;

@@ -686,6 +686,9 @@ func TestLiveResponsesMatchDocument(t *testing.T) {
 	}
 	var notSeen []string
 	for path, item := range c.spec.model.Paths.PathItems.FromOldest() {
+		if strings.HasPrefix(path, "/lemur/") {
+			continue // TestLeMURResponsesMatchDocument (lemur_live_test.go)
+		}
 		for method, op := range item.GetOperations().FromOldest() {
 			for code := range op.Responses.Codes.KeysFromOldest() {
 				k := strings.ToUpper(method) + " " + path + " " + code
