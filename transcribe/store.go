@@ -42,7 +42,8 @@ type Record struct {
 	// the result and the promise of its webhook are one write; it clears it
 	// with ClearNotifyPending once the Notifier has them, and re-sends
 	// what ListNotifyPending finds still set (a process killed between
-	// the two, a store down past the worker's retries).
+	// the two, a store down past the worker's retries). Only final records
+	// (completed, error) carry it.
 	NotifyPending bool
 	// Summary is the sealed list entry (audio_url, error): small and of
 	// bounded size, so a list page costs the same whatever the
