@@ -32,6 +32,27 @@ type Error struct {
 	Timeout bool
 	// Err is the transport error of the last attempt, if any.
 	Err error
+	// Refused: the engine answered 200 with an error object and no
+	// transcription ({"error": "failed to read audio data"}), as
+	// whisper-server did before it answered 400 (f0d2bfbf, 2025-04). It is
+	// a refusal like a 400 (Refusal), never retried.
+	Refused bool
+
+	// media is set by Recognize when the engine refused Earshot's own
+	// WAV: the job fails with its reason rather than a generic one.
+	media *transcribe.MediaError
+}
+
+// Refusal reports whether the engine refused the request's content: 400,
+// 415 or 422, or a 200 with an error (Refused). RecognizeFile then returns
+// transcribe.ErrFileNotTaken, so the Service sends decoded pieces instead;
+// Recognize wraps a *transcribe.MediaError naming the engine's reason.
+func (e *Error) Refusal() bool {
+	switch e.StatusCode {
+	case http.StatusBadRequest, http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity:
+		return true
+	}
+	return e.Refused
 }
 
 // Unavailable reports whether the engine could not do the work (no answer,
@@ -51,6 +72,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s: %s%s", prefix, e.Message, tries)
 	case e.StatusCode == 0:
 		return fmt.Sprintf("%s: speech engine unreachable%s: %s", prefix, tries, e.Message)
+	case e.Refused:
+		return fmt.Sprintf("%s: refused with HTTP 200: %s", prefix, e.Message)
 	case e.StatusCode == http.StatusOK:
 		return fmt.Sprintf("%s: %s", prefix, e.Message)
 	}
@@ -85,7 +108,9 @@ func (e *Error) Outage() bool {
 }
 
 // Unwrap returns transcribe.ErrUnavailable when Unavailable,
-// transcribe.ErrEngineUnavailable when Outage, and Err.
+// transcribe.ErrEngineUnavailable when Outage, Err, and, for a refusal of
+// the audio Recognize sent, a *transcribe.MediaError with the engine's
+// reason.
 func (e *Error) Unwrap() []error {
 	var out []error
 	if e.Unavailable() {
@@ -96,6 +121,9 @@ func (e *Error) Unwrap() []error {
 	}
 	if e.Err != nil {
 		out = append(out, e.Err)
+	}
+	if e.media != nil {
+		out = append(out, e.media)
 	}
 	return out
 }

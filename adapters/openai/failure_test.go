@@ -205,7 +205,7 @@ func TestMalformedAnswers(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{`{"text": "hi", "segments": [`, "unreadable answer: malformed JSON response: unexpected end of JSON input"},
 		{`<html><body>Bad gateway</body></html>`, `unreadable answer: response is not JSON: "<html><body>Bad gateway</body></html>"`},
-		{`{"error": "model not loaded"}`, "unreadable answer: response is an error: model not loaded"},
+		{`{"error": "model not loaded"}`, "refused with HTTP 200: model not loaded"},
 		{`{"task": "transcribe"}`, "unreadable answer: response has none of text, segments and words"},
 		{``, "unreadable answer: empty response body"},
 		{`[1, 2]`, `unreadable answer: response is not JSON: "[1, 2]"`},

@@ -194,6 +194,12 @@ func (r *Recognizer) Recognize(ctx context.Context, audio []int16, opts transcri
 	}
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
+			var e *Error
+			if errors.As(err, &e) && e.Refusal() {
+				// Earshot's own 16 kHz WAV refused: the job ends with
+				// the engine's reason (transcribe.MediaError).
+				e.media = &transcribe.MediaError{Reason: fmt.Sprintf("the speech engine %s refused the audio: %s", r.cfg.Name, e.Message)}
+			}
 			return nil, err
 		}
 	}
@@ -313,8 +319,8 @@ func (r *Recognizer) RecognizeFile(ctx context.Context, path string, opts transc
 	}
 	res, err := r.post(ctx, mtype, body, -1, opts.Duration.Milliseconds())
 	var e *Error
-	if errors.As(err, &e) && (e.StatusCode == http.StatusBadRequest || e.StatusCode == http.StatusUnsupportedMediaType || e.StatusCode == http.StatusUnprocessableEntity) {
-		return nil, fmt.Errorf("%s: the engine refused the %s file (%d): %w", r.cfg.Name, format, e.StatusCode, transcribe.ErrFileNotTaken)
+	if errors.As(err, &e) && e.Refusal() {
+		return nil, fmt.Errorf("%s: the engine refused the %s file (HTTP %d: %s): %w", r.cfg.Name, format, e.StatusCode, e.Message, transcribe.ErrFileNotTaken)
 	}
 	if err != nil {
 		return nil, err
@@ -461,6 +467,10 @@ func (r *Recognizer) attempt(ctx context.Context, ctype string, body func() (io.
 		return nil, resp, refuse(fmt.Sprintf("answer of more than %d JSON values and words, more than %s can hold", lim.values, lim.audio()))
 	}
 	res, err := parseResponse(data, audioMS)
+	var re *refusedError
+	if errors.As(err, &re) {
+		return nil, resp, &Error{Engine: r.cfg.Name, URL: r.url, StatusCode: http.StatusOK, Refused: true, Message: re.msg}
+	}
 	if err != nil {
 		return nil, resp, refuse("unreadable answer: " + err.Error())
 	}

@@ -103,6 +103,14 @@ type result struct {
 	duration int64   // ms, the response's, -1 when not said
 }
 
+// refusedError is a 200 answer that is an error object and no
+// transcription, {"error": "failed to read audio data"}: whisper-server
+// at f0d2bfbf (2025-04) answers every refusal so, where later versions
+// answer 400.
+type refusedError struct{ msg string }
+
+func (e *refusedError) Error() string { return "response is an error: " + e.msg }
+
 // maxSeconds bounds times taken from a response (about 115 days), so that
 // converting them to milliseconds cannot overflow.
 const maxSeconds = 1e7
@@ -129,7 +137,7 @@ func parseResponse(body []byte, audioMS int64) (*result, error) {
 		}
 		if !r.Text.ok && r.Segments == nil && r.Words == nil {
 			if msg := errorMessage(body); msg != "" {
-				return nil, fmt.Errorf("response is an error: %s", msg)
+				return nil, &refusedError{msg}
 			}
 			return nil, errors.New("response has none of text, segments and words")
 		}
