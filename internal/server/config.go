@@ -69,6 +69,9 @@ type Config struct {
 	LLMURL   string // EARSHOT_LLM_URL: chat-completions API root, e.g. http://127.0.0.1:11434/v1
 	LLMModel string // EARSHOT_LLM_MODEL
 	LLMKey   string // EARSHOT_LLM_KEY
+	// EARSHOT_LLM_CONTEXT: the chat model's context in tokens (default
+	// 4096); LeMUR cuts longer inputs into parts.
+	LLMContext int
 
 	// Several processes (README "Running several processes"): with a
 	// database, any number of processes share the work; each keeps its
@@ -166,6 +169,7 @@ func ParseConfig(args []string) (*Config, error) {
 		{&c.StreamDecoders, "stream-decoders", "EARSHOT_STREAM_DECODERS", 0, "recognizer decoders for streaming sessions, one per live session; 0: as many as the cores could carry (sessions are admitted by measured load)"},
 		{&c.RealtimeLimit, "realtime-sessions", "EARSHOT_REALTIME_SESSIONS", 32, "concurrent streaming sessions per project"},
 		{&c.RateBurst, "rate-burst", "EARSHOT_RATE_BURST", 100, "requests per project at once, across every endpoint and listener"},
+		{&c.LLMContext, "llm-context", "EARSHOT_LLM_CONTEXT", 4096, "the chat model's context in tokens (llama-server -c, Ollama num_ctx); LeMUR cuts longer inputs into parts"},
 	}
 	for _, i := range ints {
 		def := i.def

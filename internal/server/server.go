@@ -285,8 +285,12 @@ func Run(ctx context.Context, cfg *Config) error {
 	if euURLs != nil {
 		other = []*httpapi.URLs{euURLs}
 	}
+	lem, err := lemurHandler(cfg, svc, main.store, key, log) // LeMUR on EARSHOT_LLM_URL's model, or none
+	if err != nil {
+		return err
+	}
 	api, err := httpapi.New(httpapi.Config{
-		Service: svc, Auth: auth, URLs: urls, Realtime: rt, RealtimeToken: rt.TokenHandler(),
+		Service: svc, Auth: auth, URLs: urls, Realtime: rt, RealtimeToken: rt.TokenHandler(), LeMUR: lem,
 		StoreTimeout: storeTimeout(cfg.StoreTimeout), Idempotency: idempotencyStore(main.store),
 		Guard: guard, Logger: log, OtherRegions: other, OnRequest: ops.request,
 	})
