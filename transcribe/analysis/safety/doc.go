@@ -63,7 +63,12 @@
 //     profanity filter matches it (textfmt.ProfanityFilter.IsProfane),
 //     except the sexual and anatomical words (which count for
 //     pornography), plus mild curses, and words filter_profanity masked
-//     ("s***").
+//     ("s***");
+//   - the context gate (learned, see "Learned models"): in a stretch the
+//     context model reads as sport, arts, tech or lifestyle, the evidence
+//     of crime_violence, health_issues, weapons and terrorism is weakened
+//     ("a shot at goal", "a knee injury", a computer "virus");
+//   - hate speech is also what the hate speech model (learned) finds.
 //
 // A label's evidence e becomes confidence 1 - exp(-e/Scale) with Scale
 // 1.6: one unambiguous mention (weight 2) gives 0.71, one usual signal
@@ -80,35 +85,92 @@
 // severity is low (below 0.4), medium (below 0.7) and high; the three
 // add up to 1.
 //
+// # Learned models
+//
+// Two small models, trained by go run ./internal/cmd/trainsafety from
+// public data (data/README.md has the sources, commits and licences) and
+// embedded with their checksums, which are checked on load:
+//
+//   - the context model (data/context.nb.gz, naive Bayes of package
+//     topics/nb over word stems, 14,523 features) gives a stretch's
+//     probability of eight domains: sport, arts, tech, lifestyle (style,
+//     home, food, travel), news, business, health and science, learned
+//     from the train parts of BBC News and the HuffPost News Category
+//     Dataset. With leisure the probability of the first four together,
+//     the evidence of crime_violence, health_issues, weapons and
+//     terrorism is multiplied by 1 - 0.7 × max(0, 2 × leisure - 1): a
+//     stretch that is clearly about a game, a film or a gadget needs much
+//     more evidence before its "shot", "attack", "injury" or "virus" is
+//     read literally; a stretch with no clear domain is not touched.
+//     Accidents, drugs, alcohol and disasters are not gated: leisure
+//     stories name them literally (a fall at home, doping, a wine);
+//   - the hate speech model (data/hate.lr.gz, logistic regression of
+//     package safety/lr over words and word pairs, 4,656 weights) gives a
+//     stretch's probability of hate speech, learned from the train part
+//     of Davidson et al.'s labelled tweets (hate speech against offensive
+//     language and neither, plus the news sets' train paragraphs as
+//     negatives, so that reporting about groups of people is not hate).
+//     At or above its threshold (0.43, the best F1 on the tweets' dev
+//     part) hate_speech is given, with confidence from 0.5 at the
+//     threshold to 1 and severity from 0.5 to 0.9; the lexicon rule
+//     (a group and a hostile claim) still adds its evidence.
+//
 // # Measured on public data
 //
-// Against plain keyword matching (every lexicon term and profanity-list
-// word counts, no context rules), in the same run (go test -v -run
-// 'Davidson|Neutral' ./transcribe/analysis/safety; the full sets with
-// EARSHOT_DAVIDSON_CSV and EARSHOT_BBC_DIR):
+// In one run (go test -v -run 'Davidson|Neutral' ./transcribe/analysis/safety,
+// with EARSHOT_DAVIDSON_CSV set to labeled_data.csv and EARSHOT_BBC_DIR to
+// the bbc folder for the full sets), ours next to the lexicon and its
+// rules without the learned models (the method before them, with this
+// lexicon) and plain keyword matching (every lexicon term and
+// profanity-list word counts, no context rules):
 //
-//	set                                             ours                  keywords
-//	profanity, Davidson et al. tweets (test part,   P 99.1%  R 82.9%      P 99.0%  R 83.3%
-//	  2,484; gold: offensive or hate)
-//	profanity, committed sample (552)               P 95.8%  R 72.2%      P 95.5%  R 72.2%
-//	hate_speech, Davidson test part (152 gold)      P 50.0%  R 0.7%       P 0%     R 0%
-//	neutral HuffPost stories, any label ≥ 0.5 (292)   28.4%                 38.4%
-//	neutral BBC paragraphs (sport, tech,             28.8%                 42.4%
-//	  entertainment; 1,088)
+//	Davidson et al. tweets, fixed test part (2,484; never tuned on)
+//	                          ours               lexicon alone       keywords
+//	profanity (gold: offensive or hate)
+//	                          P 99.1%  R 82.9%   P 99.1%  R 82.9%    P 99.0%  R 83.3%
+//	hate_speech (152 gold)    P 35.7%  R 39.5%   P 50.0%  R 0.7%     P 0%     R 0%
+//	committed sample (552: all 152 hate, 200 offensive, 200 neither)
+//	hate_speech               P 84.5%  R 39.5%   P 100%   R 0.7%     P 100%   R 0%
 //
-// Targets: precision ≥ 85% at recall ≥ 70% (met for profanity; not for
-// hate_speech, whose rule needs a named group and a hostile claim in the
-// same stretch, which tweets built on slurs rarely have), and at most 2%
-// of neutral news labelled (not met, by 26 points: sports stories' "shot",
-// "attack" and "injury" read as crime_violence and health_issues, tech
-// stories' company figures as financials). The data: Davidson, Warmsley,
-// Macy and Weber, ICWSM 2017, github.com/t-davidson/hate-speech-and-
-// offensive-language commit cb50f7e9eb855a99abc51423bf40df0e26d6fe30
-// (MIT; a sample and the licence are in testdata), and the news sets of
-// package topics/topicdata.
+//	neutral news, labels ≥ 0.5   any / non-financial / figurative (crime_violence,
+//	                             health_issues, weapons, terrorism)
+//	BBC sport, tech, entertainment paragraphs, test part (1,088)
+//	  ours             17.6% / 14.4% /  4.0%
+//	  lexicon alone    27.9% / 25.2% / 17.2%
+//	  keywords         40.2% / 33.7% / 23.7%
+//	HuffPost neutral classes, test part (292)
+//	  ours             19.5% / 19.2% /  7.5%
+//	  lexicon alone    27.7% / 27.4% / 16.8%
+//	  keywords         37.3% / 34.2% / 20.2%
 //
-// Hand-written lexicons are used because no Go module classifies these 19
-// topics; a trained model would need weights that cannot ship here.
+// Before the learned models and the stemming fixes below, the figures
+// were hate_speech P 50.0% R 0.7% and any label on 28.8% (BBC) and 28.4%
+// (HuffPost) of neutral texts.
+//
+// What counts as neutral: a story's class tells what it is about as a
+// whole, not that no paragraph touches a label. A company's quarterly
+// figures in a technology story are company financials by the label's
+// definition, so "non-financial" leaves that label out; an entertainment
+// story can also tell of a burglary at a star's home, a drug confession
+// or bookmakers' odds on the Oscars, which the remaining rate counts as
+// alarms all the same. "Figurative" counts only the labels whose words
+// such stories use figuratively, the errors the context gate is for.
+//
+// Targets: precision ≥ 85% at recall ≥ 70% on a public labelled set:
+// met for profanity, not for hate_speech (F1 0.38 against 0.01 before;
+// Davidson et al.'s own classifier reports precision 44% at recall 61%
+// for this class: most tweets with slurs are annotated offensive, not
+// hate, and telling them apart needs more than words and word pairs);
+// at most 2% of neutral news labelled: not met, by 12 to 17 points for
+// any non-financial label and 2 to 5 points for the figurative labels.
+// The remaining alarms on BBC paragraphs are mostly literal (company
+// figures, bookmakers' odds, doping, the 2004 tsunami's charity
+// concerts, a burglary at a singer's home) and partly lexicon words in
+// other senses ("crack the formula", "Sex and the City", "shots" on
+// goal read as alcohol). The stemming fixes: "stoned" (Joss Stone, the
+// Rolling Stones), "keyed" (Alicia Keys), "joint" (jointly) and
+// "animals" (animated) are exact-word terms now, found on the BBC dev
+// part.
 //
 // # Measured quality
 //
@@ -121,7 +183,7 @@
 // ./transcribe/analysis/safety` prints them, per label too:
 //
 //	set                                           precision   recall
-//	dev (tuned on), reference text                  100.0%    100.0%
+//	dev (tuned on), reference text                  100.0%     98.3%
 //	held-out, reference text                         92.5%     96.1%  (targets 90%, 80%)
 //	held-out, flite + pocketsphinx (WER 17.6%)       93.1%     87.0%  (floors 80%, 60%)
 //
@@ -132,7 +194,10 @@
 // 87.0% recognized). Reading its errors afterwards showed two stemming
 // collisions, "anime" with "animals" and "explosives" with "explosion";
 // both terms were made exact-word matches, which gives the figures above.
-// Nothing else was changed after the held-out measurement. The remaining
+// Nothing else was changed after the held-out measurement. The learned models
+// (above) left the held-out figures unchanged; on the dev set the context
+// gate costs two health_issues (falls at work that the context model reads
+// as leisure text), 100% before. The remaining
 // held-out errors are mentions that read as another label out of context
 // (an explosion or a crash in a terrorism story counted as an accident,
 // a drug story's "surgery" or "chronic pain" as health issues, "homeless"
