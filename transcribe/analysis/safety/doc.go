@@ -14,6 +14,11 @@
 //     the transcript; Detect scores the labels of a run of tokens.
 //   - Labels lists the 19 labels; HasSeverity tells which have a
 //     severity.
+//   - for the training command and the evaluations: TextTokens,
+//     ContextFeatures and HateFeatures (the models' features), Domains,
+//     DomainOf and IsLeisure (the context model's classes), ReadDavidson
+//     and DavidsonSplit (the labelled tweets and their fixed split),
+//     ModelChecksums.
 //
 // # Labels
 //
