@@ -5,6 +5,14 @@
 #   eval "$(scripts/services.sh start)"   start both, print the variables to export
 #   scripts/services.sh env               print them again
 #   scripts/services.sh stop              stop both and delete their data
+#   scripts/services.sh crash-postgres DIR  stop DIR's PostgreSQL as a crash would
+#                                           (pg_ctl stop -m immediate), data kept
+#   scripts/services.sh start-postgres DIR  start it again, same port and settings
+#   scripts/services.sh kill-s3 DIR         stop DIR's versitygw (SIGKILL), data kept
+#   scripts/services.sh start-s3 DIR        start it again, same port and keys
+#
+# The last four are for outage tests that start services of their own
+# (start, then these on its state directory) and so disturb no other test.
 #
 # start prints EARSHOT_SERVICES_DIR (the state directory; env and stop use it,
 # or take it as their argument) and the variables internal/testservices reads:
@@ -214,6 +222,41 @@ pg_durability() {
   fi
 }
 
+# pg_options DIR PORT: the server's command-line settings.
+pg_options() {
+  echo "-p $2 -c listen_addresses=127.0.0.1 -c unix_socket_directories=$1/pg $(pg_durability) -c max_connections=300"
+}
+
+# pg_run: the command prefix that runs PostgreSQL's binaries (as $PG_USER
+# when root; they refuse to run as root).
+pg_run() {
+  if [ "$(id -u)" -eq 0 ]; then echo "runuser -u $PG_USER --"; fi
+}
+
+# crash_postgres DIR: stop the cluster as a crash would (SIGQUIT to every
+# process, no checkpoint); its data stays for restart_postgres.
+crash_postgres() {
+  local d=$1
+  [ -f "$d/pg.port" ] || die "no PostgreSQL was started in $d"
+  # shellcheck disable=SC2046
+  $(pg_run) "$(pg_bindir)/pg_ctl" -D "$d/pg/data" -m immediate -w -t 30 stop >/dev/null ||
+    die "pg_ctl stop -m immediate failed (log: $d/pg/log)"
+  log "PostgreSQL of $d stopped (immediate: as a crash)"
+}
+
+# restart_postgres DIR: start DIR's cluster again on its port with the
+# settings it had (crash recovery runs first when it was crashed).
+restart_postgres() {
+  local d=$1 port
+  port=$(cat "$d/pg.port" 2>/dev/null) || die "no PostgreSQL was started in $d"
+  # The settings are those of the first start: durable if it was.
+  if grep -qs "EARSHOT_TEST_POSTGRES_DURABLE='1'" "$d/env"; then export EARSHOT_SERVICES_PG_DURABLE=1; else export EARSHOT_SERVICES_PG_DURABLE=0; fi
+  # shellcheck disable=SC2046
+  $(pg_run) "$(pg_bindir)/pg_ctl" -D "$d/pg/data" -l "$d/pg/log" -w -t 60 -o "$(pg_options "$d" "$port")" start >/dev/null ||
+    die "PostgreSQL did not start again (log: $d/pg/log)"
+  log "PostgreSQL of $d started again on 127.0.0.1:$port"
+}
+
 start_postgres() {
   local d=$1 bindir run=() port pw
   bindir=$(pg_bindir)
@@ -231,9 +274,9 @@ start_postgres() {
   pw=$(secret 24)
   for _ in 1 2 3 4 5; do
     port=$(free_port)
-    if "${run[@]}" "$bindir/pg_ctl" -D "$d/pg/data" -l "$d/pg/log" -w -t 60 -o \
-      "-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$d/pg $(pg_durability) -c max_connections=300" \
+    if "${run[@]}" "$bindir/pg_ctl" -D "$d/pg/data" -l "$d/pg/log" -w -t 60 -o "$(pg_options "$d" "$port")" \
       start >/dev/null 2>&1; then
+      echo "$port" >"$d/pg.port"
       echo "ALTER ROLE earshot PASSWORD '$pw'" |
         "${run[@]}" "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -h "$d/pg" -p "$port" -U earshot -d postgres >/dev/null ||
         die "setting the PostgreSQL password failed (log: $d/pg/log)"
@@ -249,6 +292,48 @@ start_postgres() {
   die "PostgreSQL could not get a free port"
 }
 
+# launch_s3 DIR BIN PORT ACCESS SECRET: start versitygw in the background,
+# its pid in DIR/versitygw.pid, its output appended to stdout's file.
+launch_s3() {
+  local d=$1 bin=$2 port=$3 ak=$4 sk=$5
+  # setsid: a Ctrl-C to the test run reaches the trap that stops the
+  # server, not the server itself.
+  # The credentials go in its environment, not on its command line (ps).
+  ROOT_ACCESS_KEY_ID=$ak ROOT_SECRET_ACCESS_KEY=$sk setsid "$bin" --port "127.0.0.1:$port" --region us-east-1 \
+    --quiet --keep-alive posix "$d/s3" 2>&1 </dev/null &
+  echo $! >"$d/versitygw.pid"
+}
+
+# kill_s3 DIR: stop DIR's versitygw at once (SIGKILL); its data stays.
+kill_s3() {
+  local d=$1
+  [ -f "$d/versitygw.pid" ] || die "no versitygw was started in $d"
+  kill_wait "$(cat "$d/versitygw.pid")" versitygw 10
+  log "versitygw of $d stopped"
+}
+
+# restart_s3 DIR: start DIR's versitygw again on its port with its keys.
+restart_s3() {
+  local d=$1 port pid
+  port=$(cat "$d/s3.port" 2>/dev/null) || die "no versitygw was started in $d"
+  (
+    # shellcheck disable=SC1091
+    . "$d/env"
+    launch_s3 "$d" "$(ensure_versitygw)" "$port" "$EARSHOT_TEST_S3_ACCESS_KEY" "$EARSHOT_TEST_S3_SECRET_KEY" >>"$d/versitygw.log"
+  )
+  pid=$(cat "$d/versitygw.pid")
+  for _ in $(seq 300); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      log "versitygw of $d started again on 127.0.0.1:$port"
+      return
+    fi
+    alive "$pid" || break
+    sleep 0.1
+  done
+  cat "$d/versitygw.log" >&2
+  die "versitygw did not start again on port $port"
+}
+
 start_s3() {
   local d=$1 bin port ak sk pid
   bin=$(ensure_versitygw)
@@ -260,12 +345,11 @@ start_s3() {
     # setsid: a Ctrl-C to the test run reaches the trap that stops the
     # server, not the server itself.
     # The credentials go in its environment, not on its command line (ps).
-    ROOT_ACCESS_KEY_ID=$ak ROOT_SECRET_ACCESS_KEY=$sk setsid "$bin" --port "127.0.0.1:$port" --region us-east-1 \
-      --quiet --keep-alive posix "$d/s3" >"$d/versitygw.log" 2>&1 </dev/null &
-    pid=$!
-    echo "$pid" >"$d/versitygw.pid"
+    launch_s3 "$d" "$bin" "$port" "$ak" "$sk" >"$d/versitygw.log"
+    pid=$(cat "$d/versitygw.pid")
     for _ in $(seq 150); do
       if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+        echo "$port" >"$d/s3.port"
         {
           echo "export EARSHOT_TEST_S3_ENDPOINT='http://127.0.0.1:$port'"
           echo "export EARSHOT_TEST_S3_ACCESS_KEY='$ak'"
@@ -324,5 +408,9 @@ env)
   [ -f "$d/env" ] || die "no services running in $d"
   cat "$d/env"
   ;;
-*) die "usage: $0 start | env [DIR] | stop [DIR]" ;;
+crash-postgres) crash_postgres "$(state_dir "${2:-}")" ;;
+start-postgres) restart_postgres "$(state_dir "${2:-}")" ;;
+kill-s3) kill_s3 "$(state_dir "${2:-}")" ;;
+start-s3) restart_s3 "$(state_dir "${2:-}")" ;;
+*) die "usage: $0 start | env [DIR] | stop [DIR] | crash-postgres DIR | start-postgres DIR | kill-s3 DIR | start-s3 DIR" ;;
 esac

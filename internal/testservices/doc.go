@@ -15,4 +15,11 @@
 // that needs the service is skipped with a message saying how to run it,
 // unless EARSHOT_TEST_REQUIRE_SERVICES=1 (set by scripts/test.sh, so in
 // CI), where it fails instead: CI never silently skips them.
+//
+// StartOwn is for tests that crash and restart the servers (outage
+// tests): it runs scripts/services.sh start for the test alone (its own
+// cluster, crash-safe on request, and its own versitygw, in a state
+// directory of their own, stopped when the test ends), and Own's
+// CrashPostgres, StartPostgres, KillS3 and StartS3 stop and start them
+// again on the same addresses with their data, disturbing no other test.
 package testservices

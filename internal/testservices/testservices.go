@@ -83,7 +83,13 @@ func randomHex(n int) string {
 func Postgres(t testing.TB) string {
 	t.Helper()
 	need(t, "PostgreSQL", EnvPostgresURL)
-	admin := os.Getenv(EnvPostgresURL)
+	return freshDatabase(t, os.Getenv(EnvPostgresURL))
+}
+
+// freshDatabase creates a database for t on the cluster of admin, a URL
+// of a role that may create databases, and drops it when t ends.
+func freshDatabase(t testing.TB, admin string) string {
+	t.Helper()
 	u, err := url.Parse(admin)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		t.Fatalf("%s must be a postgres:// URL", EnvPostgresURL)
@@ -162,13 +168,19 @@ type S3Config struct {
 func S3(t testing.TB) S3Config {
 	t.Helper()
 	need(t, "S3", EnvS3Endpoint, EnvS3AccessKey, EnvS3SecretKey)
-	cfg := S3Config{
+	return freshBucket(t, S3Config{
 		Endpoint:  os.Getenv(EnvS3Endpoint),
 		Region:    os.Getenv(EnvS3Region),
 		AccessKey: os.Getenv(EnvS3AccessKey),
 		SecretKey: os.Getenv(EnvS3SecretKey),
-		Bucket:    "earshot-test-" + randomHex(8),
-	}
+	})
+}
+
+// freshBucket creates a bucket for t on the server of cfg and removes it,
+// emptied, when t ends.
+func freshBucket(t testing.TB, cfg S3Config) S3Config {
+	t.Helper()
+	cfg.Bucket = "earshot-test-" + randomHex(8)
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
