@@ -84,9 +84,25 @@ func (e *engines) get(name string) *Engine {
 	return e.byName[name]
 }
 
+// detecting names the engines that detect languages, for an error.
+func (e *engines) detecting() string {
+	var out []string
+	for _, eng := range e.list {
+		if eng.Recognizer.Features().LanguageDetection {
+			out = append(out, fmt.Sprintf("%q", eng.Name))
+		}
+	}
+	if len(out) == 0 {
+		return "configure an engine that detects languages (none of this server's does)"
+	}
+	return "choose one that detects with speech_model: " + strings.Join(out, ", ")
+}
+
 // choose picks the engine for p (speech_model, else the first of
 // speech_models that exists, else the default), checks what the engine
-// must support for p, and returns it. A *ParamError names the configured
+// must support for p (the language_code; a language_confidence_threshold
+// above 0 needs an engine that detects languages; a prompt), and returns
+// it. A *ParamError names the configured
 // engines or languages otherwise.
 func (e *engines) choose(p *TranscriptParams) (*Engine, error) {
 	var eng *Engine
@@ -110,6 +126,9 @@ func (e *engines) choose(p *TranscriptParams) (*Engine, error) {
 	f := eng.Recognizer.Features()
 	if p.LanguageCode != nil && len(f.Languages) > 0 && !supports(f.Languages, *p.LanguageCode) {
 		return nil, paramErr("language_code", "engine %q transcribes %s, not %q", eng.Name, strings.Join(f.Languages, ", "), *p.LanguageCode)
+	}
+	if th := p.LanguageConfidenceThreshold; th != nil && *th > 0 && !f.LanguageDetection && p.languageDetectionEnabled() {
+		return nil, paramErr("language_confidence_threshold", "engine %q does not detect languages (it transcribes %s), so there is no language confidence to compare; leave the threshold out or %s", eng.Name, strings.Join(f.Languages, ", "), e.detecting())
 	}
 	if p.Prompt != nil && !f.Prompt && p.SpeechModel != nil && !isAPIModel(*p.SpeechModel) {
 		return nil, paramErr("prompt", "engine %q does not take a prompt", eng.Name)

@@ -19,7 +19,12 @@ import (
 //   - a localization with the detected base language makes the code
 //     region-aware ("en" with localization en_uk becomes en_uk);
 //   - a confidence below language_confidence_threshold fails the
-//     transcript (an engine that gives no confidence is not checked);
+//     transcript; a threshold above 0 is never passed silently: when the
+//     engine detected the language but gave no confidence for it (an
+//     OpenAI-compatible server without language probabilities, or
+//     whisper.cpp before it sent language_probabilities), the transcript
+//     fails with a reason naming the missing confidence (an engine that
+//     does not detect at all is refused at submission, engines.choose);
 //   - no words at all follow on_no_speech_detected (noSpeech).
 func applyLanguage(t *Transcript, r *Recognition, feat RecognizerFeatures) error {
 	if !isTrue(t.LanguageDetection) {
@@ -40,6 +45,9 @@ func applyLanguage(t *Transcript, r *Recognition, feat RecognizerFeatures) error
 		if len(feat.Languages) > 0 {
 			code = feat.Languages[0]
 		}
+	}
+	if th := t.LanguageConfidenceThreshold; th != nil && *th > 0 && conf < 0 {
+		return &MediaError{Reason: missingConfidence(*th, code, r, feat)}
 	}
 	if o := t.LanguageDetectionOptions; o != nil && len(o.ExpectedLanguages) > 0 && !supports(o.ExpectedLanguages, code) {
 		fb := o.ExpectedLanguages[0]
@@ -64,6 +72,19 @@ func applyLanguage(t *Transcript, r *Recognition, feat RecognizerFeatures) error
 		t.LanguageConfidence = &conf
 	}
 	return nil
+}
+
+// missingConfidence says why language_confidence_threshold th cannot be
+// applied to the language code the engine reported without a confidence.
+func missingConfidence(th float64, code string, r *Recognition, feat RecognizerFeatures) string {
+	engine := "the speech engine"
+	if r != nil && r.Model != "" {
+		engine += " " + r.Model
+	}
+	if !feat.LanguageDetection {
+		return fmt.Sprintf("language_confidence_threshold %.2f cannot be applied: %s does not detect languages (it transcribes %s), so it gives no language confidence", th, engine, strings.Join(feat.Languages, ", "))
+	}
+	return fmt.Sprintf("language_confidence_threshold %.2f cannot be applied: %s reported the language %s without a confidence (its answers carry no language probabilities); leave the threshold out or use an engine that reports one", th, engine, code)
 }
 
 // noSpeech applies on_no_speech_detected to a transcript with no speech:

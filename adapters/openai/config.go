@@ -145,7 +145,12 @@ type Config struct {
 	Form Form
 	// DetectLanguage is sent as "language" when the language is to be
 	// detected. Default "" (the field is left out, which is how the OpenAI
-	// API, speaches, vLLM and LocalAI detect; whisper.cpp wants "auto").
+	// API, speaches, vLLM and LocalAI detect). whisper.cpp's server wants
+	// "auto": without a language it transcribes in its -l default ("en")
+	// and reports that as the language. An answer with the header
+	// "Server: whisper.cpp" to a request without a language is therefore
+	// not taken: the request is sent again with language=auto, and so is
+	// every later one (see doc.go, "Language").
 	DetectLanguage string
 	// Languages are the language codes the engine transcribes; with more
 	// than one, language detection is offered. Default WhisperLanguages();

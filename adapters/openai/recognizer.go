@@ -29,6 +29,9 @@ type Recognizer struct {
 	url      string
 	maxChunk time.Duration
 	closed   atomic.Bool
+	// autoLanguage: the engine said it is whisper.cpp's server, which
+	// detects only with language=auto (Config.DetectLanguage).
+	autoLanguage atomic.Bool
 }
 
 var _ transcribe.FileRecognizer = (*Recognizer)(nil)
@@ -132,10 +135,36 @@ func (r *Recognizer) prepare(opts transcribe.RecognizeOptions) (Request, error) 
 
 func (r *Recognizer) fields(req Request) []Field {
 	f := r.cfg.Form(req)
-	if req.Language == "" && r.cfg.DetectLanguage != "" {
+	switch {
+	case req.Language != "":
+	case r.cfg.DetectLanguage != "":
 		f = append(f, Field{"language", r.cfg.DetectLanguage})
+	case r.autoLanguage.Load() && !hasLanguage(f):
+		f = append(f, Field{"language", "auto"})
 	}
 	return f
+}
+
+func hasLanguage(fields []Field) bool {
+	return slices.ContainsFunc(fields, func(f Field) bool { return f.Name == "language" })
+}
+
+// undetected reports whether res, the answer to a request with fields,
+// names the server's default language rather than a detected one: no
+// language was sent and the answer comes from whisper.cpp's server, which
+// then transcribes in its -l default. The Recognizer then sends
+// language=auto from now on (Config.DetectLanguage).
+func (r *Recognizer) undetected(fields []Field, res *result) bool {
+	if hasLanguage(fields) || !strings.HasPrefix(strings.ToLower(res.server), "whisper.cpp") {
+		return false
+	}
+	r.autoLanguage.Store(true)
+	return true
+}
+
+// withAuto returns fields with language=auto.
+func withAuto(fields []Field) []Field {
+	return append(slices.Clone(fields), Field{"language", "auto"})
 }
 
 // Recognize transcribes 16 kHz mono audio. Audio longer than the chunk
@@ -183,6 +212,9 @@ func (r *Recognizer) Recognize(ctx context.Context, audio []int16, opts transcri
 			defer wg.Done()
 			defer func() { <-sem }()
 			results[i], errs[i] = r.sendPCM(cctx, fields, chunk)
+			if errs[i] == nil && r.undetected(fields, results[i]) {
+				results[i], errs[i] = r.sendPCM(cctx, withAuto(fields), chunk)
+			}
 			if errs[i] != nil {
 				cancel() // no point sending the rest
 			}
@@ -307,17 +339,24 @@ func (r *Recognizer) RecognizeFile(ctx context.Context, path string, opts transc
 		return nil, fmt.Errorf("%s: a %s file of %d bytes: %w", r.cfg.Name, format, st.Size(), transcribe.ErrFileNotTaken)
 	}
 	ext, ctype := fileType(format)
-	fhead, tail, mtype := multipartFrame(r.fields(req), "audio"+ext, ctype)
 	size := st.Size()
-	body := func() (io.ReadCloser, int64, error) {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, 0, err
+	send := func(fields []Field) (*result, error) {
+		fhead, tail, mtype := multipartFrame(fields, "audio"+ext, ctype)
+		body := func() (io.ReadCloser, int64, error) {
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, 0, err
+			}
+			rd := io.MultiReader(bytes.NewReader(fhead), io.LimitReader(f, size), bytes.NewReader(tail))
+			return readCloser{rd, f}, int64(len(fhead)) + size + int64(len(tail)), nil
 		}
-		rd := io.MultiReader(bytes.NewReader(fhead), io.LimitReader(f, size), bytes.NewReader(tail))
-		return readCloser{rd, f}, int64(len(fhead)) + size + int64(len(tail)), nil
+		return r.post(ctx, mtype, body, -1, opts.Duration.Milliseconds())
 	}
-	res, err := r.post(ctx, mtype, body, -1, opts.Duration.Milliseconds())
+	fields := r.fields(req)
+	res, err := send(fields)
+	if err == nil && r.undetected(fields, res) {
+		res, err = send(withAuto(fields))
+	}
 	var e *Error
 	if errors.As(err, &e) && e.Refusal() {
 		return nil, fmt.Errorf("%s: the engine refused the %s file (HTTP %d: %s): %w", r.cfg.Name, format, e.StatusCode, e.Message, transcribe.ErrFileNotTaken)
@@ -474,6 +513,7 @@ func (r *Recognizer) attempt(ctx context.Context, ctype string, body func() (io.
 	if err != nil {
 		return nil, resp, refuse("unreadable answer: " + err.Error())
 	}
+	res.server = resp.Header.Get("Server")
 	if lim.words > 0 && len(res.words) > lim.words {
 		return nil, resp, refuse(fmt.Sprintf("answer of %d words for %s: more than it can hold (at most %d words a second + %d)", len(res.words), lim.audio(), MaxWordsPerSecond, ExtraWords))
 	}

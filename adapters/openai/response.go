@@ -101,6 +101,7 @@ type result struct {
 	language string  // whisper code, "" when not said
 	langConf float64 // 0 when not said
 	duration int64   // ms, the response's, -1 when not said
+	server   string  // the answer's Server header ("whisper.cpp")
 }
 
 // refusedError is a 200 answer that is an error object and no

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -272,5 +273,79 @@ func TestF0d2bfbfGSM(t *testing.T) {
 	rec, err := r.Recognize(context.Background(), elevenSeconds(t), transcribe.RecognizeOptions{LanguageCode: "en"})
 	if err != nil || read.Load() != 1 || len(rec.Words) == 0 || !slices.ContainsFunc(rec.Words, func(w transcribe.Word) bool { return w.Text == "pipeline" }) {
 		t.Errorf("PCM: %v, %q", err, texts(rec.Words))
+	}
+}
+
+// TestF0d2bfbfOpenAIPathDetects: whisper-server on the OpenAI path
+// (--inference-path /v1/audio/transcriptions) transcribes a request
+// without a language in its -l default and answers "english"
+// (raw-rand-oai-nolang); only language=auto detects (raw-rand-oai-auto,
+// "nepali"). The OpenAI-compatible adapter, which detects by leaving the
+// field out, sees "Server: whisper.cpp", sends the request again with
+// language=auto and keeps doing so; Config.DetectLanguage does it from
+// the first request. Before, detection silently answered "en".
+func TestF0d2bfbfOpenAIPathDetects(t *testing.T) {
+	t.Parallel()
+	const path = "/v1/audio/transcriptions"
+	def, auto := f0Exchange(t, "rand-oai-nolang", path), f0Exchange(t, "rand-oai-auto", path)
+	if def.Headers["Server"] != "whisper.cpp" {
+		t.Fatalf("recorded headers %v", def.Headers)
+	}
+	var mu sync.Mutex
+	var langs []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		form, _, err := enginetest.ReadRequest(r)
+		if err != nil || r.URL.Path != path {
+			http.Error(w, "bad request", 400)
+			return
+		}
+		mu.Lock()
+		langs = append(langs, form.Get("language"))
+		mu.Unlock()
+		ex := def
+		if form.Get("language") == "auto" {
+			ex = auto
+		}
+		for k, v := range ex.Headers {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", ex.ContentType)
+		w.WriteHeader(ex.Status)
+		_, _ = io.WriteString(w, ex.Body)
+	}))
+	t.Cleanup(srv.Close)
+	sent := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := slices.Clone(langs)
+		langs = langs[:0]
+		return out
+	}
+	r, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	audio := elevenSeconds(t)
+	for i, want := range [][]string{{"", "auto"}, {"auto"}} {
+		rec, err := r.Recognize(context.Background(), audio, transcribe.RecognizeOptions{})
+		if got := sent(); err != nil || rec.Language != "ne" || !slices.Equal(got, want) {
+			t.Fatalf("detection %d: %v, language %q, sent %q; want %q", i, err, rec.Language, got, want)
+		}
+	}
+	rec, err := r.Recognize(context.Background(), audio, transcribe.RecognizeOptions{LanguageCode: "en"})
+	if got := sent(); err != nil || rec.Language != "en" || !slices.Equal(got, []string{"en"}) {
+		t.Errorf("given language: %v, %q, sent %q", err, rec.Language, got)
+	}
+	// A file sent whole, on a fresh Recognizer.
+	r2, _ := openai.New(openai.Config{BaseURL: srv.URL + "/v1"})
+	rec, err = r2.RecognizeFile(context.Background(), testaudio.Speech(t, "slt", foxText), transcribe.RecognizeOptions{})
+	if got := sent(); err != nil || rec.Language != "ne" || !slices.Equal(got, []string{"", "auto"}) {
+		t.Errorf("file: %v, %q, sent %q", err, rec.Language, got)
+	}
+	// Config.DetectLanguage (EARSHOT_OPENAI_DETECT_LANGUAGE=auto): detects at once.
+	r3, _ := openai.New(openai.Config{BaseURL: srv.URL + "/v1", DetectLanguage: "auto"})
+	rec, err = r3.Recognize(context.Background(), audio, transcribe.RecognizeOptions{})
+	if got := sent(); err != nil || rec.Language != "ne" || rec.LanguageConfidence != 0 || !slices.Equal(got, []string{"auto"}) {
+		t.Errorf("DetectLanguage: %v, %q, sent %q", err, rec.Language, got)
 	}
 }

@@ -348,7 +348,7 @@ func TestLiveResponsesMatchDocument(t *testing.T) {
 		"custom_topics":true,"topics":["money"],"audio_start_from":0,"audio_end_at":2900,"remove_audio_tags":"all",
 		"speech_models":["universal"],"speech_understanding":{"request":{}},"no_such_key":[1]}`)
 	chapters := submit(`{"audio_url":"` + c.upload(key1, mono) + `","auto_chapters":true,"speech_model":"best",
-		"language_detection":true,"language_confidence_threshold":0.4,"language_codes":["en","es"],
+		"language_detection":true,"language_confidence_threshold":0,"language_codes":["en","es"],
 		"language_detection_options":{"expected_languages":["en"],"fallback_language":"en","code_switching":true,
 		"code_switching_confidence_threshold":0.5,"localization":["en_uk"],"on_no_speech_detected":"fallback"}}`)
 	pro := submit(`{"audio_url":"` + c.upload(key1, mono) + `","speech_model":"slam-1","prompt":"A call about payments.","keyterms_prompt":["Sarah"]}`)

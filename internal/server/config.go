@@ -62,6 +62,7 @@ type Config struct {
 	OpenAIURL       string // EARSHOT_OPENAI_URL: an OpenAI-compatible API root, e.g. http://127.0.0.1:8000/v1
 	OpenAIModel     string // EARSHOT_OPENAI_MODEL: the model the OpenAI-compatible server runs, e.g. Systran/faster-whisper-small
 	OpenAIKey       string // EARSHOT_OPENAI_KEY: its API key, if it needs one
+	OpenAIDetect    string // EARSHOT_OPENAI_DETECT_LANGUAGE: the "language" value that asks the OpenAI-compatible server to detect (default: the field left out)
 	EngineLanguages string // EARSHOT_ENGINE_LANGUAGES: languages the remote engines transcribe, comma-separated (default: all of whisper's)
 
 	// Summaries and chapter titles from an OpenAI-compatible chat model
@@ -137,6 +138,7 @@ func ParseConfig(args []string) (*Config, error) {
 		{&c.OpenAIURL, "openai-url", "EARSHOT_OPENAI_URL", "API root of an OpenAI-compatible transcription server, e.g. http://127.0.0.1:8000/v1", ""},
 		{&c.OpenAIModel, "openai-model", "EARSHOT_OPENAI_MODEL", "model name for the OpenAI-compatible server", ""},
 		{&c.OpenAIKey, "openai-key", "EARSHOT_OPENAI_KEY", "API key for the OpenAI-compatible server", ""},
+		{&c.OpenAIDetect, "openai-detect-language", "EARSHOT_OPENAI_DETECT_LANGUAGE", "language value that asks the OpenAI-compatible server to detect the language, e.g. auto for whisper-server (default: the field is left out)", ""},
 		{&c.EngineLanguages, "engine-languages", "EARSHOT_ENGINE_LANGUAGES", "languages the remote engines transcribe, comma-separated", ""},
 		{&c.LLMURL, "llm-url", "EARSHOT_LLM_URL", "chat-completions API root for summaries and chapter titles", ""},
 		{&c.LLMModel, "llm-model", "EARSHOT_LLM_MODEL", "chat model name", ""},

@@ -20,7 +20,9 @@ import (
 // pocketsphinx (always; it also serves streaming), a whisper.cpp server
 // (EARSHOT_WHISPERCPP_URL) and an OpenAI-compatible server
 // (EARSHOT_OPENAI_URL), each named after its kind so that speech_model
-// selects it ("pocketsphinx", "whispercpp", "openai").
+// selects it ("pocketsphinx", "whispercpp", "openai"). Language detection
+// on the OpenAI-compatible server sends EARSHOT_OPENAI_DETECT_LANGUAGE as
+// the language (default: none; see openai.Config.DetectLanguage).
 func buildEngines(cfg *Config, pocket transcribe.Recognizer) ([]transcribe.Engine, error) {
 	var langs []string
 	for _, l := range strings.Split(cfg.EngineLanguages, ",") {
@@ -37,7 +39,8 @@ func buildEngines(cfg *Config, pocket transcribe.Recognizer) ([]transcribe.Engin
 		engines = append(engines, transcribe.Engine{Name: "whispercpp", Recognizer: r})
 	}
 	if cfg.OpenAIURL != "" {
-		r, err := openai.New(openai.Config{BaseURL: cfg.OpenAIURL, Model: cfg.OpenAIModel, APIKey: cfg.OpenAIKey, Languages: langs})
+		r, err := openai.New(openai.Config{BaseURL: cfg.OpenAIURL, Model: cfg.OpenAIModel, APIKey: cfg.OpenAIKey, Languages: langs,
+			DetectLanguage: strings.TrimSpace(cfg.OpenAIDetect)})
 		if err != nil {
 			return nil, fmt.Errorf("EARSHOT_OPENAI_URL: %w", err)
 		}
