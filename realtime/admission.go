@@ -496,14 +496,12 @@ func (t *loadTicket) Release() {
 func (h *Handler) admitted(ctx context.Context, open func(context.Context) (*Session, error)) (*Session, error) {
 	t, err := h.cfg.Admission.Admit()
 	if err != nil {
-		if h.cfg.Logf != nil {
-			h.cfg.Logf("session refused: %v", err)
-		}
+		h.log.Warn("realtime: session refused", "err", err)
 		var ce *CloseError
-		if errors.As(err, &ce) {
+		if errors.As(err, &ce) || errors.Is(err, ErrAtCapacity) {
 			return nil, err
 		}
-		return nil, ErrReconnectsExhausted.with("%s", err.Error())
+		return nil, &admissionError{err}
 	}
 	if t == nil {
 		t = noTicket{}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/earshot-dev/earshot/transcribe"
 )
 
 func newTestAdmission(t *testing.T, clock *fakeClock, cfg LoadAdmissionConfig) *LoadAdmission {
@@ -345,7 +346,12 @@ func TestSessionWithoutTicket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Abort(StateTerminated)
-	if _, ok := s.stream.(*meteredStream); ok {
+	st, err := s.cfg.Recognizer.NewStream(context.Background(), transcribe.StreamOptions{SampleRate: 16000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, ok := st.(*meteredStream); ok {
 		t.Error("a stream without a ticket was metered")
 	}
 }

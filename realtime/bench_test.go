@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/earshot-dev/earshot/internal/testaudio"
+	"github.com/earshot-dev/earshot/realtime/engine"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -54,11 +55,7 @@ func benchClip(b testing.TB, n int) ([]byte, []bool) {
 		s := benchSentences[i%len(benchSentences)]
 		pcm = cat(pcm, silence(300, 16000), wavPCM(b, testaudio.Speech(b, s.voice, s.text)), silence(900, 16000))
 	}
-	v := newVAD(16000, 300)
-	var flags []bool
-	d := decoder{enc: EncodingPCMS16LE}
-	v.frames(d.decode(pcm), func(_ int, sp bool) { flags = append(flags, sp) })
-	return pcm, flags
+	return pcm, engine.SpeechFrames(pcm, 16000, 300)
 }
 
 type recvMsg struct {

@@ -2,9 +2,11 @@ package realtime
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
-	"unicode"
+
+	"github.com/earshot-dev/earshot/realtime/engine"
 
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/google/uuid"
@@ -14,7 +16,7 @@ import (
 const (
 	// DefaultSilenceThreshold is end_utterance_silence_threshold when the
 	// client sets none.
-	DefaultSilenceThreshold = 700 * time.Millisecond
+	DefaultSilenceThreshold = engine.DefaultSilence
 	// MaxSilenceThreshold is the largest end_utterance_silence_threshold.
 	MaxSilenceThreshold = 20 * time.Second
 	// MinTokenExpiresIn is the smallest expires_in of POST /v2/realtime/token.
@@ -23,13 +25,15 @@ const (
 	MaxWordBoostChars = 2500
 	// DefaultSampleRate is used when the sample_rate query parameter is
 	// absent (the Go SDK leaves it out by default).
-	DefaultSampleRate = 16000
+	DefaultSampleRate = engine.DefaultSampleRate
 	// MinSampleRate and MaxSampleRate bound sample_rate.
-	MinSampleRate = 8000
-	MaxSampleRate = 48000
+	MinSampleRate = engine.MinSampleRate
+	MaxSampleRate = engine.MaxSampleRate
 )
 
-// Config configures the session engine (NewSession) and the WebSocket
+// Config configures the v2 protocol: its sessions (NewSession, over the
+// engine: Recognizer, Format, Now, PartialInterval, MaxUtterance and
+// SpeechRMS are the engine's part, see engine.Config) and the WebSocket
 // transport (NewHandler). Zero values mean the documented default.
 type Config struct {
 	// Recognizer transcribes the audio; one Stream per session. Required.
@@ -187,8 +191,10 @@ type Config struct {
 	// SessionLease/3.
 	StateInterval time.Duration
 
-	// Logf, when set, receives one line per session event worth a look.
-	Logf func(format string, args ...any)
+	// Logger receives the sessions' log lines: recognizer failures (with
+	// what the recognizer said, which clients never see), session store
+	// failures, refusals, resumes. Default slog.Default().
+	Logger *slog.Logger
 
 	// OnSession, when set, receives each session's beginning and end (see
 	// SessionEvent). OnTranscript, when set, receives transcript
@@ -204,6 +210,9 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
 	}
 	if c.NewID == nil {
 		c.NewID = uuid.NewString
@@ -299,26 +308,16 @@ func (c Config) validate(needAuth bool) error {
 	return nil
 }
 
+// engineConfig is the engine's part of c (defaults filled in).
+func (c Config) engineConfig() engine.Config {
+	return engine.Config{
+		Recognizer: c.Recognizer, Format: c.Format, Now: c.Now,
+		PartialInterval: c.PartialInterval, MaxUtterance: c.MaxUtterance, SpeechRMS: c.SpeechRMS,
+	}
+}
+
 // DefaultFormat is the default Config.Format: it capitalizes the first
 // word and ends the last with a period (unless it already ends with
-// sentence punctuation). It does not modify its argument.
-func DefaultFormat(words []transcribe.Word) []transcribe.Word {
-	if len(words) == 0 {
-		return words
-	}
-	out := append([]transcribe.Word(nil), words...)
-	first := []rune(out[0].Text)
-	if len(first) > 0 {
-		first[0] = unicode.ToUpper(first[0])
-		out[0].Text = string(first)
-	}
-	last := &out[len(out)-1]
-	if n := len(last.Text); n > 0 {
-		switch last.Text[n-1] {
-		case '.', '?', '!':
-		default:
-			last.Text += "."
-		}
-	}
-	return out
-}
+// sentence punctuation). It does not modify its argument. It is
+// engine.DefaultFormat.
+func DefaultFormat(words []transcribe.Word) []transcribe.Word { return engine.DefaultFormat(words) }

@@ -3,6 +3,9 @@ package realtime
 import (
 	"errors"
 	"fmt"
+
+	"github.com/earshot-dev/earshot/realtime/engine"
+	"github.com/earshot-dev/earshot/transcribe"
 )
 
 // CloseCode is a WebSocket close status code used by /v2/realtime/ws.
@@ -100,3 +103,69 @@ func closeErrors() []*CloseError {
 		ErrAudioTooLong, ErrBadJSON, ErrBadSchema, ErrTooManyStreams, ErrBadWordBoost,
 		ErrReconnectsExhausted, ErrRecognizer}
 }
+
+// maxCloseReason is the longest close reason a WebSocket close frame holds.
+const maxCloseReason = 123
+
+// recognizerClose is the close for an engine failure: for an engine
+// crash (engine.CrashReason: errors.As an *isolate.CrashError, or
+// errors.Is transcribe.ErrEngineCrashed) the crash's own sentence as a
+// 1011 reason; for anything else a generic 1011. The recognizer's own
+// text is for the log, never for the client.
+func recognizerClose(err error) *CloseError {
+	if reason, ok := engine.CrashReason(err); ok {
+		if len(reason) > maxCloseReason {
+			reason = reason[:maxCloseReason]
+		}
+		return &CloseError{Code: CloseInternalServerError, Reason: reason}
+	}
+	return ErrRecognizer.with("the speech recognizer failed; the session has ended")
+}
+
+// openClose maps an error of opening a session (startStream) to the close
+// the client gets, by type: a *CloseError as it is; a
+// *transcribe.ParamError by paramClose; a refusal of the Admission
+// (ErrAtCapacity, or any other error it returns) 1013; an engine crash
+// its sentence; anything else a generic 1011 (the caller logs the error).
+func openClose(err error) *CloseError {
+	var ce *CloseError
+	var pe *transcribe.ParamError
+	var ae *admissionError
+	switch {
+	case errors.As(err, &ce):
+		return ce
+	case errors.As(err, &pe):
+		return paramClose(pe)
+	case errors.Is(err, ErrAtCapacity):
+		// A *CapacityError's text is written for the client.
+		var cap *CapacityError
+		if errors.As(err, &cap) {
+			return ErrReconnectsExhausted.with("%s", cap.Error())
+		}
+		return ErrReconnectsExhausted.with("the server is at capacity; try again later")
+	case errors.As(err, &ae):
+		return ErrReconnectsExhausted.with("the server is not taking new sessions now; try again later")
+	}
+	return recognizerClose(err)
+}
+
+// paramClose is the v2 close for an option the engine or the recognizer
+// refused: the protocol gives sample_rate (4000) and word_boost (4104)
+// codes of their own, every other option 4101. The ParamError's text
+// names the option and the rule, and is sent.
+func paramClose(pe *transcribe.ParamError) *CloseError {
+	switch pe.Field {
+	case "sample_rate":
+		return ErrBadSampleRate.with("%s", pe.Error())
+	case "word_boost":
+		return ErrBadWordBoost.with("%s", pe.Error())
+	}
+	return ErrBadSchema.with("%s", pe.Error())
+}
+
+// admissionError wraps an error of Config.Admission that is not a
+// *CloseError or ErrAtCapacity, so openClose knows it for a refusal.
+type admissionError struct{ err error }
+
+func (e *admissionError) Error() string { return "realtime: admission refused: " + e.err.Error() }
+func (e *admissionError) Unwrap() error { return e.err }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/earshot-dev/earshot/internal/wire"
-	"github.com/earshot-dev/earshot/transcribe"
 )
 
 // readLimit bounds one client frame: 2 s of 48 kHz PCM is 192 KB, 256 KB
@@ -42,6 +42,7 @@ type Handler struct {
 	cfg Config
 	st  StateStore
 	me  string // Config.ProcessID
+	log *slog.Logger
 
 	mu       sync.Mutex
 	sessions map[string]*Session      // sessions whose stream this process holds (ended ones for a while)
@@ -75,6 +76,7 @@ func NewHandler(cfg Config) (*Handler, error) {
 		cfg:      cfg,
 		st:       cfg.State,
 		me:       cfg.ProcessID,
+		log:      cfg.Logger,
 		sessions: make(map[string]*Session),
 		recs:     make(map[string]SessionRecord),
 		pending:  make(map[string]int),
@@ -204,7 +206,7 @@ func (h *Handler) sweep() {
 	}
 	h.mu.Unlock()
 	for _, s := range expire {
-		s.logf("session %s: not resumed within %v; expired", s.id, h.cfg.ResumeGrace)
+		s.log.Info("realtime: session not resumed within the grace; expired", "grace", h.cfg.ResumeGrace)
 		s.Abort(StateExpired)
 		h.syncSession(s)
 	}
@@ -310,7 +312,8 @@ func (h *Handler) TokenHandler() http.Handler {
 			return
 		}
 		if err != nil {
-			wire.WriteJSON(w, http.StatusInternalServerError, ErrorMessage{Error: err.Error()})
+			h.log.Error("realtime: minting a temporary token", "project", project, "err", err)
+			wire.WriteJSON(w, http.StatusInternalServerError, ErrorMessage{Error: "internal server error: could not record the token; try again later"})
 			return
 		}
 		wire.WriteJSON(w, http.StatusOK, struct {
@@ -344,7 +347,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer c.CloseNow()
 	c.SetReadLimit(readLimit)
 	ctx := r.Context()
-	conn := &wsConn{c: c, timeout: h.cfg.WriteTimeout}
+	conn := &wsConn{c: c, timeout: h.cfg.WriteTimeout, log: h.log}
 
 	s, first, err := h.open(ctx, r)
 	if err != nil {
@@ -402,7 +405,7 @@ func (h *Handler) open(ctx context.Context, r *http.Request) (*Session, Message,
 		if errors.Is(err, ErrTokenUsed) {
 			return nil, nil, ErrNotAuthorized.with("Not Authorized: temporary token already used")
 		}
-		s.logf("session %s: recording it: %v", s.id, err)
+		s.log.Error("realtime: recording the new session", "err", err)
 		return nil, nil, ErrRecognizer.with("could not record the session: the session store is unavailable")
 	}
 	rec.Version = 1
@@ -442,21 +445,14 @@ func (h *Handler) startStream(ctx context.Context, project string, newSession fu
 		return s, nil
 	}
 	h.unreserve(project)
-	var ce *CloseError
-	if errors.As(err, &ce) {
-		return nil, err
-	}
 	if busy {
 		return nil, ErrReconnectsExhausted.with("no recognizer free within %v; try again later", h.cfg.StreamWait)
 	}
-	var pe *transcribe.ParamError
-	if errors.As(err, &pe) {
-		if pe.Field == "word_boost" {
-			return nil, ErrBadWordBoost.with("%s", pe.Error())
-		}
-		return nil, ErrBadSchema.with("%s", pe.Error())
+	ce := openClose(err) // by type: errors.go
+	if ce.Code == CloseInternalServerError {
+		h.log.Error("realtime: could not start a recognizer stream", "project", project, "err", err)
 	}
-	return nil, ErrRecognizer.with("could not start a recognizer stream: %v", err)
+	return nil, ce
 }
 
 // unreserve gives back a slot startStream reserved.
@@ -618,13 +614,13 @@ func (h *Handler) resume(ctx context.Context, id, project, tokHash string) (*Ses
 		back := prev
 		back.Version = claimed.Version
 		bctx, bcancel := context.WithTimeout(context.WithoutCancel(ctx), stateTimeout)
-		if _, berr := h.st.UpdateSession(bctx, back); berr != nil && h.cfg.Logf != nil {
-			h.cfg.Logf("session %s: giving the claim back: %v", id, berr)
+		if _, berr := h.st.UpdateSession(bctx, back); berr != nil {
+			h.log.Warn("realtime: giving a session's claim back", "session", id, "err", berr)
 		}
 		bcancel()
 		return nil, err
 	}
-	s.logf("session %s: resumed on this process (held by %s before)", id, prev.Owner)
+	s.log.Info("realtime: session resumed on this process", "held_by", prev.Owner)
 	return s, nil
 }
 
@@ -713,6 +709,7 @@ func queryBool(q map[string][]string, k string) (bool, error) {
 type wsConn struct {
 	c       *websocket.Conn
 	timeout time.Duration
+	log     *slog.Logger
 }
 
 func (w *wsConn) send(ctx context.Context, msgs ...Message) error {
@@ -732,11 +729,13 @@ func (w *wsConn) send(ctx context.Context, msgs ...Message) error {
 }
 
 // fail sends {"error": ...} and closes with the error's code. Errors
-// that are not *CloseError close with 1011.
+// that are not *CloseError close with 1011 and a generic message; their
+// text goes to the log.
 func (w *wsConn) fail(ctx context.Context, err error) {
 	var ce *CloseError
 	if !errors.As(err, &ce) {
-		ce = ErrRecognizer.with("%v", err)
+		w.log.Error("realtime: internal error; closing the connection", "err", err)
+		ce = ErrRecognizer
 	}
 	_ = w.send(ctx, ErrorMessage{Error: ce.Message()})
 	_ = w.c.Close(websocket.StatusCode(ce.Code), ce.Reason)

@@ -58,7 +58,7 @@ func (h *Handler) syncSession(s *Session) {
 	case errors.Is(err, errMoved):
 		h.drop(s)
 	case err != nil:
-		s.logf("session %s: writing its state: %v", s.id, err)
+		s.log.Error("realtime: writing the session's state to the session store", "err", err)
 	}
 }
 
@@ -125,7 +125,7 @@ func (h *Handler) drop(s *Session) {
 		delete(h.recs, s.id)
 	}
 	h.mu.Unlock()
-	s.logf("session %s: continues on another process or ended there; releasing its stream here", s.id)
+	s.log.Info("realtime: session continues on another process or ended there; releasing its stream here")
 	s.Abort(StateTerminated)
 }
 
@@ -146,8 +146,8 @@ func (h *Handler) endRecord(ctx context.Context, rec SessionRecord, state State)
 	next.State, next.EndedAt, next.Attached = state, now, false
 	next.PurgeAfter = now.Add(max(endedRetention, h.cfg.ResumeGrace))
 	out, err := h.st.UpdateSession(ctx, next)
-	if err != nil && !errors.Is(err, ErrStateConflict) && h.cfg.Logf != nil {
-		h.cfg.Logf("session %s: recording its end: %v", rec.ID, err)
+	if err != nil && !errors.Is(err, ErrStateConflict) {
+		h.log.Error("realtime: recording a session's end in the session store", "session", rec.ID, "err", err)
 	}
 	s := h.Session(rec.ID)
 	if s == nil {
@@ -201,7 +201,7 @@ func (h *Handler) syncState() {
 func (h *Handler) purge() {
 	ctx, cancel := context.WithTimeout(context.Background(), stateTimeout)
 	defer cancel()
-	if err := h.st.Purge(ctx, h.cfg.Now()); err != nil && h.cfg.Logf != nil {
-		h.cfg.Logf("realtime: purging the session store: %v", err)
+	if err := h.st.Purge(ctx, h.cfg.Now()); err != nil {
+		h.log.Error("realtime: purging the session store", "err", err)
 	}
 }

@@ -558,11 +558,17 @@ func TestCloseCodes(t *testing.T) {
 		}
 	})
 	t.Run("1011 recognizer unavailable", func(t *testing.T) {
-		s := newTestServer(t)
+		var logs *logBuf
+		s := newTestServer(t, func(c *Config) { logs = captureLog(c) })
 		s.rec.newErr = errors.New("no decoder free")
 		c := s.dial("/v2/realtime/ws", nil, "key-a")
-		if e := expectClose(t, c, CloseInternalServerError); !strings.Contains(e, "no decoder free") {
+		// The client gets a generic message; the recognizer's words go
+		// to the log.
+		if e := expectClose(t, c, CloseInternalServerError); e == "" || strings.Contains(e, "no decoder free") {
 			t.Fatalf("error %q", e)
+		}
+		if l := logs.String(); !strings.Contains(l, "no decoder free") {
+			t.Fatalf("log:\n%s", l)
 		}
 	})
 }

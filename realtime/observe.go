@@ -70,7 +70,7 @@ func (s *Session) onSession(kind SessionEventKind, state State) {
 	}
 	e := SessionEvent{Kind: kind, Session: s.id, Project: s.opts.ProjectID}
 	if kind == SessionEnded {
-		e.State, e.Audio = state, s.audioPos()
+		e.State, e.Audio = state, s.eng.AudioDuration()
 	}
 	s.cfg.OnSession(e)
 }
@@ -106,7 +106,7 @@ func (s *Session) latency(ms int64) (time.Duration, bool) {
 // forgetArrivals drops the messages that hold only audio before the
 // current stream position (an utterance just ended there).
 func (s *Session) forgetArrivals() {
-	pos := s.ms(s.recSamples)
+	pos := s.eng.AudioDuration().Milliseconds()
 	i := 0
 	for i < len(s.arrivals) && s.arrivals[i].endMs < pos {
 		i++
@@ -116,12 +116,11 @@ func (s *Session) forgetArrivals() {
 
 // observePartial reports p when it shows a word no earlier partial
 // reached.
-func (s *Session) observePartial(p Message) {
-	pt, ok := p.(PartialTranscript)
-	if s.cfg.OnTranscript == nil || !ok || len(pt.Words) == 0 {
+func (s *Session) observePartial(p PartialTranscript) {
+	if s.cfg.OnTranscript == nil || len(p.Words) == 0 {
 		return
 	}
-	end := pt.Words[len(pt.Words)-1].End
+	end := p.Words[len(p.Words)-1].End
 	if end <= s.partialEndMs {
 		return
 	}
@@ -131,21 +130,14 @@ func (s *Session) observePartial(p Message) {
 	}
 }
 
-// observeFinals reports the FinalTranscripts among msgs, which the
-// server's endpointing produced, and returns msgs.
-func (s *Session) observeFinals(msgs []Message) []Message {
+// observeFinal reports f, which the engine's endpointing produced, and
+// forgets the audio messages before it.
+func (s *Session) observeFinal(f FinalTranscript) {
 	if s.cfg.OnTranscript == nil {
-		return msgs
+		return
 	}
-	for _, m := range msgs {
-		ft, ok := m.(FinalTranscript)
-		if !ok || len(ft.Words) == 0 {
-			continue
-		}
-		if d, ok := s.latency(ft.Words[len(ft.Words)-1].End); ok {
-			s.cfg.OnTranscript(TranscriptEvent{Session: s.id, Final: true, Latency: d})
-		}
+	if d, ok := s.latency(f.Words[len(f.Words)-1].End); ok {
+		s.cfg.OnTranscript(TranscriptEvent{Session: s.id, Final: true, Latency: d})
 	}
 	s.forgetArrivals()
-	return msgs
 }

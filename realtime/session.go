@@ -1,36 +1,14 @@
 package realtime
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"math"
-	"strings"
+	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/media"
+	"github.com/earshot-dev/earshot/realtime/engine"
 )
-
-// hypothesisSlack is added to the silence threshold when a pause is found
-// by the recognizer's hypothesis no longer changing rather than by the
-// VAD: the hypothesis lags the audio.
-const hypothesisSlack = 300 * time.Millisecond
-
-// noisyPauseExtra is added again when the VAD still hears sound: a
-// hypothesis unchanged for the threshold plus hypothesisSlack plus this
-// long ends the utterance whatever the VAD says, so noise that never
-// falls silent cannot hold an utterance open.
-const noisyPauseExtra = time.Second
-
-// minSpeechFrames is the shortest run of speech frames (10 ms each,
-// detector hangover included) that counts as speech for endpointing;
-// shorter bursts such as clicks count as part of the pause.
-const minSpeechFrames = 5
 
 // State is where a session is in its life.
 type State string
@@ -68,47 +46,29 @@ type SessionOptions struct {
 	EnableExtraSessionInformation bool
 }
 
-// Session is one streaming session: it turns audio messages into partial
-// and final transcripts over one transcribe.Stream. It knows nothing of
-// WebSockets: each method returns the messages to send, and a *CloseError
-// when the connection must close (after sending the messages). Safe for
-// concurrent use; calls are serialised.
+// Session is one v2 streaming session: the v2 protocol's rules (states,
+// expiry, idleness, audio message sizes, rate limiting, control messages,
+// message shapes) over one engine.Session, which does the recognition and
+// endpointing. It knows nothing of WebSockets: each method returns the
+// messages to send, and a *CloseError when the connection must close
+// (after sending the messages). Safe for concurrent use; calls are
+// serialised.
 type Session struct {
 	cfg  Config
 	opts SessionOptions
 	id   string
+	eng  *engine.Session
+	log  *slog.Logger
 
 	mu        sync.Mutex
 	state     State
-	stream    transcribe.Stream
-	recRate   int
-	dec       decoder
-	rs        *media.Int16Resampler
-	rsOut     []int16 // the resampler's output buffer, reused
-	vad       *vad
 	started   time.Time
 	expiresAt time.Time
 
-	threshold time.Duration // end_utterance_silence_threshold
-
-	// audio accounting
-	clientSamples int64 // samples received at the client's rate
-	recSamples    int64 // samples written to the stream at recRate
-	lastAudio     time.Time
-	bucket        time.Duration // rate limiter level
-	bucketAt      time.Time
-	shortPending  bool // the last audio message was shorter than the minimum
-
-	// utterance state
-	uttOpen      bool  // audio written since the last EndUtterance
-	uttStartMs   int64 // audio position when the utterance began
-	uttSpeech    bool  // VAD heard speech in this utterance
-	silenceMs    int64 // non-speech run after speech
-	speechRun    int   // consecutive speech frames
-	sincePartial time.Duration
-	lastPartial  string // text of the last PartialTranscript sent
-	hypText      string // text of the recognizer's last hypothesis
-	hypChangedMs int64  // audio position when hypText last changed
+	lastAudio    time.Time
+	bucket       time.Duration // rate limiter level
+	bucketAt     time.Time
+	shortPending bool // the last audio message was shorter than the minimum
 
 	// connection bookkeeping used by the Handler
 	attached bool
@@ -124,12 +84,20 @@ type Session struct {
 
 // NewSession starts a session: it validates opts, opens a recognizer
 // stream and returns the session in StateBegins. Begins returns its first
-// message. cfg.Authenticate is not used.
+// message. cfg.Authenticate is not used. Errors: a *CloseError for a bad
+// sample rate or encoding, a *transcribe.ParamError for an option the
+// recognizer refused, an *engine.RecognizerError when no stream opened.
 func NewSession(ctx context.Context, cfg Config, opts SessionOptions) (*Session, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(false); err != nil {
 		return nil, err
 	}
+	return newSession(ctx, cfg, opts, cfg.NewID(), 0)
+}
+
+// newSession opens the engine session of a session with id whose first
+// offset samples came before (restoreSession).
+func newSession(ctx context.Context, cfg Config, opts SessionOptions, id string, offset int64) (*Session, error) {
 	if opts.SampleRate == 0 {
 		opts.SampleRate = DefaultSampleRate
 	}
@@ -142,25 +110,19 @@ func NewSession(ctx context.Context, cfg Config, opts SessionOptions) (*Session,
 	if opts.Encoding != EncodingPCMS16LE && opts.Encoding != EncodingPCMMulaw {
 		return nil, ErrBadSchema.with("encoding must be pcm_s16le or pcm_mulaw, got %q", opts.Encoding)
 	}
-	recRate := cfg.Recognizer.Features().SampleRate
-	if recRate <= 0 {
-		recRate = opts.SampleRate
-	}
-	rs, err := media.NewInt16Resampler(opts.SampleRate, recRate)
+	ep := engine.SilenceEndpointing(DefaultSilenceThreshold)
+	eng, err := engine.New(ctx, cfg.engineConfig(), engine.Options{
+		SampleRate: opts.SampleRate, Encoding: opts.Encoding, WordBoost: opts.WordBoost,
+		Endpointing: &ep, Offset: offset,
+	})
 	if err != nil {
 		return nil, err
 	}
-	st, err := cfg.Recognizer.NewStream(ctx, transcribe.StreamOptions{SampleRate: recRate, WordBoost: opts.WordBoost})
-	if err != nil {
-		return nil, fmt.Errorf("realtime: opening recognizer stream: %w", err)
-	}
 	now := cfg.Now()
 	s := &Session{
-		cfg: cfg, opts: opts, id: cfg.NewID(),
-		state: StateBegins, stream: st, recRate: recRate,
-		dec: decoder{enc: opts.Encoding}, rs: rs, vad: newVAD(recRate, cfg.SpeechRMS),
-		started: now, expiresAt: now.Add(cfg.SessionDuration),
-		threshold: DefaultSilenceThreshold,
+		cfg: cfg, opts: opts, id: id, eng: eng,
+		log:   cfg.Logger.With("session", id, "project", opts.ProjectID),
+		state: StateBegins, started: now, expiresAt: now.Add(cfg.SessionDuration),
 		lastAudio: now, bucketAt: now,
 	}
 	s.onSession(SessionBegan, "")
@@ -185,18 +147,10 @@ func (s *Session) State() State {
 }
 
 // AudioDuration returns the audio received so far.
-func (s *Session) AudioDuration() time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.audioPos()
-}
+func (s *Session) AudioDuration() time.Duration { return s.eng.AudioDuration() }
 
 // SilenceThreshold returns the current end_utterance_silence_threshold.
-func (s *Session) SilenceThreshold() time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.threshold
-}
+func (s *Session) SilenceThreshold() time.Duration { return s.eng.Endpointing().MaxSilence }
 
 // Begins returns the SessionBegins message.
 func (s *Session) Begins() SessionBegins {
@@ -206,14 +160,6 @@ func (s *Session) Begins() SessionBegins {
 // Resumed returns the SessionResumed message.
 func (s *Session) Resumed() SessionResumed {
 	return SessionResumed{MessageType: TypeSessionResumed, SessionID: s.id, ExpiresAt: wireTime(s.expiresAt)}
-}
-
-func (s *Session) audioPos() time.Duration {
-	return time.Duration(s.clientSamples) * time.Second / time.Duration(s.opts.SampleRate)
-}
-
-func (s *Session) ms(recSamples int64) int64 {
-	return recSamples * 1000 / int64(s.recRate)
 }
 
 // Audio handles one binary audio message.
@@ -234,19 +180,14 @@ func (s *Session) Audio(b []byte) ([]Message, error) {
 // ErrBadSchema.
 func (s *Session) HandleText(b []byte) ([]Message, error) {
 	m, err := parseControl(b)
-	if err != nil {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.state.Ended() {
-			return nil, ErrSessionEnded
-		}
-		s.endLocked(StateTerminated)
-		return nil, err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.state.Ended() {
 		return nil, ErrSessionEnded
+	}
+	if err != nil {
+		s.endLocked(StateTerminated)
+		return nil, err
 	}
 	var out []Message
 	if m.audio != nil {
@@ -257,14 +198,15 @@ func (s *Session) HandleText(b []byte) ([]Message, error) {
 		}
 	}
 	if m.threshold != nil {
-		s.threshold = time.Duration(*m.threshold) * time.Millisecond
+		// In range: parseControl checked it.
+		_ = s.eng.SetEndpointing(engine.SilenceEndpointing(time.Duration(*m.threshold) * time.Millisecond))
 	}
 	if m.force {
 		s.shortPending = false
-		msgs, err := s.endUtteranceLocked()
-		out = append(out, msgs...)
+		evs, err := s.eng.ForceEndpoint()
+		out = append(out, s.messages(evs)...)
 		if err != nil {
-			return out, err
+			return out, s.fail(err)
 		}
 	}
 	if m.terminate {
@@ -298,20 +240,21 @@ func (s *Session) Tick() ([]Message, error) {
 	}
 	now := s.cfg.Now()
 	if !now.Before(s.expiresAt) {
-		msgs, _ := s.endUtteranceLocked()
+		evs, _ := s.eng.ForceEndpoint()
 		s.endLocked(StateExpired)
-		return msgs, ErrSessionExpired
+		return s.messages(evs), ErrSessionExpired
 	}
 	if now.Sub(s.lastAudio) >= s.cfg.IdleTimeout {
-		msgs, _ := s.endUtteranceLocked()
+		evs, _ := s.eng.ForceEndpoint()
 		s.endLocked(StateTerminated)
-		return msgs, ErrSessionIdle
+		return s.messages(evs), ErrSessionIdle
 	}
-	if s.uttSpeech && now.Sub(s.lastAudio) >= s.threshold+500*time.Millisecond {
-		msgs, err := s.endUtteranceLocked()
-		return s.observeFinals(msgs), err
+	evs, err := s.eng.Tick()
+	msgs := s.messages(evs)
+	if err != nil {
+		return msgs, s.fail(err)
 	}
-	return nil, nil
+	return msgs, nil
 }
 
 // Abort ends the session without messages (the transport uses it on
@@ -330,59 +273,27 @@ func (s *Session) endLocked(state State) {
 		s.onSession(SessionEnded, state)
 	}
 	s.state = state
-	// Drop the audio buffers: ended sessions stay registered for a while
-	// so that a resume gets 4010 or 4008.
-	s.dec = decoder{enc: s.dec.enc}
-	s.rs, s.vad = nil, nil
-	if s.stream != nil {
-		if err := s.stream.Close(); err != nil {
-			s.logf("session %s: closing stream: %v", s.id, err)
-		}
-		s.stream = nil
+	s.arrivals = nil
+	if err := s.eng.Abort(); err != nil {
+		s.log.Warn("realtime: closing the recognizer stream", "err", err)
 	}
 }
 
-func (s *Session) logf(format string, args ...any) {
-	if s.cfg.Logf != nil {
-		s.cfg.Logf(format, args...)
-	}
-}
-
+// fail ends the session after an engine error and returns the close the
+// client gets: the crash's own sentence for an engine crash, else a
+// generic 1011. What the recognizer said goes to the log only.
 func (s *Session) fail(err error) error {
-	s.logf("session %s: recognizer: %v", s.id, err)
+	if errors.Is(err, engine.ErrClosed) {
+		s.endLocked(StateTerminated)
+		return ErrSessionEnded
+	}
+	s.log.Error("realtime: recognizer failed; session ended", "err", err)
 	s.endLocked(StateTerminated)
-	if errors.Is(err, transcribe.ErrEngineCrashed) {
-		// An isolated engine's worker died: say so in words the client can
-		// show ("the speech engine crashed (signal SIGSEGV) while
-		// processing this audio").
-		var ce *CloseError
-		if errors.As(err, &ce) {
-			return ce
-		}
-		return &CloseError{Code: CloseInternalServerError, Reason: crashReason(err)}
-	}
-	return ErrRecognizer.with("recognizer failed: %v", err)
-}
-
-// maxCloseReason is the longest close reason a WebSocket close frame holds.
-const maxCloseReason = 123
-
-// crashReason is the close reason for an engine crash: the crash's own
-// sentence, without the package prefix, cut to what a close frame holds.
-func crashReason(err error) string {
-	msg := err.Error()
-	if i := strings.Index(msg, "the speech engine crashed"); i > 0 {
-		msg = msg[i:]
-	}
-	if len(msg) > maxCloseReason {
-		msg = msg[:maxCloseReason]
-	}
-	return msg
+	return recognizerClose(err)
 }
 
 func (s *Session) audioLocked(b []byte) ([]Message, error) {
-	n := s.dec.samplesIn(len(b))
-	dur := time.Duration(n) * time.Second / time.Duration(s.opts.SampleRate)
+	dur := s.eng.MessageDuration(len(b))
 	if dur > s.cfg.MaxAudioPerMessage {
 		s.endLocked(StateTerminated)
 		return nil, ErrAudioTooLong.with("audio message holds %d ms of audio; the most is %d ms", dur.Milliseconds(), s.cfg.MaxAudioPerMessage.Milliseconds())
@@ -410,277 +321,76 @@ func (s *Session) audioLocked(b []byte) ([]Message, error) {
 	if s.state == StateBegins {
 		s.state = StateStreaming
 	}
-	s.rsOut = s.rs.Process(s.rsOut, s.dec.decode(b))
-	samples := s.rsOut
-	s.clientSamples += int64(n)
-	s.arrived(s.ms(s.recSamples+int64(len(samples))), now)
+	s.arrived((s.eng.AudioDuration() + dur).Milliseconds(), now)
+	evs, err := s.eng.Write(b)
+	msgs := s.messages(evs)
+	if err != nil {
+		return msgs, s.fail(err)
+	}
+	return msgs, nil
+}
 
-	// Find endpoints in this chunk with the VAD, then write the chunk in
-	// pieces split at them.
-	var cuts []int
-	frameMs := int64(1000 * s.vad.frame / s.recRate)
-	base := s.recSamples
-	uttStart := s.uttStartMs
-	if !s.uttOpen {
-		uttStart = s.ms(base)
-	}
-	s.vad.frames(samples, func(end int, speech bool) {
-		if speech {
-			s.speechRun++
-		} else {
-			s.speechRun = 0
-		}
-		if s.speechRun >= minSpeechFrames {
-			s.uttSpeech = true
-			s.silenceMs = 0
-			return
-		}
-		// Non-speech, or a burst too short to be speech (a click, a
-		// tap): the pause goes on.
-		if !s.uttSpeech {
-			return
-		}
-		s.silenceMs += frameMs
-		long := time.Duration(s.ms(base+int64(end))-uttStart)*time.Millisecond >= s.cfg.MaxUtterance
-		if s.silenceMs >= s.threshold.Milliseconds() || long {
-			cuts = append(cuts, end)
-			uttStart = s.ms(base + int64(end))
-			s.uttSpeech = false
-			s.silenceMs = 0
-		}
-	})
+// messages turns engine events into v2 messages: a PartialTranscript per
+// Partial (unless disabled), a FinalTranscript of the formatted words per
+// Final; SpeechStarted has no v2 message. Latencies are reported
+// (observe.go) for the partials sent and for the finals the engine's
+// endpointing ended.
+func (s *Session) messages(evs []engine.Event) []Message {
 	var out []Message
-	prev := 0
-	for _, c := range cuts {
-		if err := s.writeLocked(samples[prev:c]); err != nil {
-			return out, err
-		}
-		prev = c
-		msgs, err := s.finishUtterance()
-		out = append(out, s.observeFinals(msgs)...)
-		if err != nil {
-			return out, err
-		}
-	}
-	if err := s.writeLocked(samples[prev:]); err != nil {
-		return out, err
-	}
-	if len(cuts) > 0 && prev < len(samples) && !s.uttSpeech {
-		// Only silence after the cut: no partial to show yet.
-		return out, nil
-	}
-	s.sincePartial += dur
-	if s.uttOpen && s.sincePartial >= s.cfg.PartialInterval {
-		s.sincePartial = 0
-		h, err := s.stream.Partial()
-		if err != nil {
-			return out, s.fail(err)
-		}
-		words := cleanWords(h.Words)
-		_, text, _ := wireWords(words)
-		pos := s.ms(s.recSamples)
-		if text != s.hypText {
-			s.hypText, s.hypChangedMs = text, pos
-		}
-		stable := time.Duration(pos-s.hypChangedMs) * time.Millisecond
-		if text != "" && (!s.uttSpeech && stable >= s.threshold+hypothesisSlack ||
-			stable >= s.threshold+hypothesisSlack+noisyPauseExtra) {
-			// The recognizer has words that stopped changing: the
-			// speaker has paused, though the VAD heard no speech (too
-			// quiet for Config.SpeechRMS) or no pause (steady noise).
-			msgs, err := s.finishUtterance()
-			return append(out, s.observeFinals(msgs)...), err
-		}
-		if !s.opts.DisablePartialTranscripts {
-			if p, ok := s.partial(words); ok {
-				out = append(out, p)
-				s.observePartial(p)
+	for _, ev := range evs {
+		switch ev.Kind {
+		case engine.Partial:
+			if s.opts.DisablePartialTranscripts || len(ev.Words) == 0 {
+				continue
+			}
+			ws, text, conf := wireWords(ev.Words)
+			p := PartialTranscript{
+				MessageType: TypePartialTranscript, SessionID: s.id,
+				AudioStart: ws[0].Start, AudioEnd: ws[len(ws)-1].End,
+				Confidence: conf, Text: text, Words: ws, Created: wireTime(s.cfg.Now()),
+			}
+			out = append(out, p)
+			s.observePartial(p)
+		case engine.Final:
+			if len(ev.Formatted) == 0 {
+				continue
+			}
+			ws, text, conf := wireWords(ev.Formatted)
+			f := FinalTranscript{
+				MessageType: TypeFinalTranscript, SessionID: s.id,
+				AudioStart: ws[0].Start, AudioEnd: ws[len(ws)-1].End,
+				Confidence: conf, Text: text, Words: ws, Created: wireTime(s.cfg.Now()),
+				Punctuated: true, TextFormatted: true,
+			}
+			out = append(out, f)
+			if ev.Cause.Endpointed() {
+				s.observeFinal(f)
 			}
 		}
 	}
-	return out, nil
-}
-
-func (s *Session) writeLocked(x []int16) error {
-	if len(x) == 0 {
-		return nil
-	}
-	if !s.uttOpen {
-		s.uttOpen = true
-		s.uttStartMs = s.ms(s.recSamples)
-	}
-	if err := s.stream.Write(x); err != nil {
-		return s.fail(err)
-	}
-	s.recSamples += int64(len(x))
-	return nil
-}
-
-// endUtteranceLocked ends the open utterance (if any audio was written)
-// and returns its FinalTranscript, if it has words.
-func (s *Session) endUtteranceLocked() ([]Message, error) {
-	s.uttSpeech = false
-	s.silenceMs = 0
-	if !s.uttOpen || s.stream == nil {
-		return nil, nil
-	}
-	return s.finishUtterance()
-}
-
-func (s *Session) finishUtterance() ([]Message, error) {
-	s.uttOpen = false
-	s.sincePartial = 0
-	s.lastPartial, s.hypText, s.hypChangedMs = "", "", 0
-	h, err := s.stream.EndUtterance()
-	if err != nil {
-		return nil, s.fail(err)
-	}
-	words := cleanWords(h.Words)
-	if len(words) == 0 {
-		return nil, nil
-	}
-	formatted := s.cfg.Format(words)
-	if len(formatted) == 0 {
-		return nil, nil
-	}
-	ws, text, conf := wireWords(formatted)
-	return []Message{FinalTranscript{
-		MessageType: TypeFinalTranscript, SessionID: s.id,
-		AudioStart: ws[0].Start, AudioEnd: ws[len(ws)-1].End,
-		Confidence: conf, Text: text, Words: ws, Created: wireTime(s.cfg.Now()),
-		Punctuated: true, TextFormatted: true,
-	}}, nil
-}
-
-// partial returns a PartialTranscript of words (already cleaned) unless
-// it is empty or repeats the last one.
-func (s *Session) partial(words []transcribe.Word) (Message, bool) {
-	if len(words) == 0 {
-		return nil, false
-	}
-	ws, text, conf := wireWords(words)
-	if text == s.lastPartial {
-		return nil, false
-	}
-	s.lastPartial = text
-	return PartialTranscript{
-		MessageType: TypePartialTranscript, SessionID: s.id,
-		AudioStart: ws[0].Start, AudioEnd: ws[len(ws)-1].End,
-		Confidence: conf, Text: text, Words: ws, Created: wireTime(s.cfg.Now()),
-	}, true
+	return out
 }
 
 func (s *Session) terminateLocked() ([]Message, error) {
-	out, err := s.endUtteranceLocked()
-	if err != nil {
-		return out, err
+	evs, err := s.eng.Close()
+	out := s.messages(evs)
+	var re *engine.RecognizerError
+	if errors.As(err, &re) && re.Op == engine.OpClose {
+		s.log.Warn("realtime: closing the recognizer stream", "err", err)
+	} else if err != nil {
+		return out, s.fail(err)
 	}
 	out = append(out,
-		SessionInformation{MessageType: TypeSessionInformation, SessionID: s.id, AudioDurationSeconds: s.audioPos().Seconds()},
+		SessionInformation{MessageType: TypeSessionInformation, SessionID: s.id, AudioDurationSeconds: s.eng.AudioDuration().Seconds()},
 		SessionTerminated{MessageType: TypeSessionTerminated, SessionID: s.id})
 	s.endLocked(StateTerminated)
 	return out, nil
 }
 
-// cleanWords drops empty words and recognizer fillers in angle or square
-// brackets (<sil>, [noise]) that some engines report.
-func cleanWords(in []transcribe.Word) []transcribe.Word {
-	out := in[:0:0]
-	for _, w := range in {
-		t := strings.TrimSpace(w.Text)
-		if t == "" || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "[") {
-			continue
-		}
-		w.Text = t
-		out = append(out, w)
-	}
-	return out
-}
-
-func wireWords(words []transcribe.Word) ([]Word, string, float64) {
-	if len(words) == 0 {
-		return nil, "", 0
-	}
+func wireWords(words []engine.Word) ([]Word, string, float64) {
 	ws := make([]Word, len(words))
-	texts := make([]string, len(words))
-	var conf float64
 	for i, w := range words {
-		c := w.Confidence
-		if math.IsNaN(c) || c < 0 {
-			c = 0
-		}
-		if c > 1 {
-			c = 1
-		}
-		ws[i] = Word{Start: w.Start, End: w.End, Confidence: c, Text: w.Text}
-		texts[i] = w.Text
-		conf += c
+		ws[i] = Word{Start: w.Start, End: w.End, Confidence: w.Confidence, Text: w.Text}
 	}
-	return ws, strings.Join(texts, " "), conf / float64(len(words))
-}
-
-// control is a parsed client text frame.
-type control struct {
-	audio     []byte
-	threshold *int64
-	force     bool
-	terminate bool
-}
-
-// parseControl parses a client text frame.
-func parseControl(b []byte) (control, error) {
-	var c control
-	b = bytes.TrimSpace(b)
-	if !json.Valid(b) {
-		return c, ErrBadJSON
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return c, ErrBadSchema.with("message must be a JSON object")
-	}
-	known := false
-	if raw, ok := m["audio_data"]; ok {
-		known = true
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return c, ErrBadSchema.with("audio_data must be a base64 string")
-		}
-		a, err := base64.StdEncoding.DecodeString(s)
-		if err != nil {
-			a, err = base64.RawStdEncoding.DecodeString(s)
-		}
-		if err != nil {
-			return c, ErrBadSchema.with("audio_data is not valid base64")
-		}
-		c.audio = a
-	}
-	if raw, ok := m["end_utterance_silence_threshold"]; ok {
-		known = true
-		var f float64
-		if err := json.Unmarshal(raw, &f); err != nil || f != math.Trunc(f) {
-			return c, ErrBadSchema.with("end_utterance_silence_threshold must be an integer")
-		}
-		if f < 0 || f > float64(MaxSilenceThreshold.Milliseconds()) {
-			return c, ErrBadSchema.with("end_utterance_silence_threshold must be between 0 and %d", MaxSilenceThreshold.Milliseconds())
-		}
-		v := int64(f)
-		c.threshold = &v
-	}
-	for _, k := range []struct {
-		key string
-		dst *bool
-	}{{"force_end_utterance", &c.force}, {"terminate_session", &c.terminate}} {
-		raw, ok := m[k.key]
-		if !ok {
-			continue
-		}
-		known = true
-		if err := json.Unmarshal(raw, k.dst); err != nil || bytes.Equal(raw, []byte("null")) {
-			return c, ErrBadSchema.with("%s must be a boolean", k.key)
-		}
-	}
-	if !known {
-		return c, ErrBadSchema.with("message has none of audio_data, end_utterance_silence_threshold, force_end_utterance, terminate_session")
-	}
-	return c, nil
+	return ws, engine.Text(words), engine.Confidence(words)
 }

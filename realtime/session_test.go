@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot-dev/earshot/adapters/isolate"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -415,13 +416,21 @@ func TestSessionBadTextFrames(t *testing.T) {
 	}
 }
 
+// TestSessionRecognizerFailure: a recognizer failure closes with 1011 and
+// a generic message; what the recognizer said goes to Config.Logger
+// (with the session id), never to the client.
 func TestSessionRecognizerFailure(t *testing.T) {
-	h := newHarness(t, SessionOptions{})
+	var logs *logBuf
+	h := newHarness(t, SessionOptions{}, func(c *Config) { logs = captureLog(c) })
 	h.rec.writeErr = errors.New("decoder exploded")
 	_, err := h.s.Audio(tone(100, 16000))
 	var ce *CloseError
-	if !errors.As(err, &ce) || ce.Code != CloseInternalServerError || !strings.Contains(ce.Message(), "decoder exploded") {
+	if !errors.As(err, &ce) || ce.Code != CloseInternalServerError || ce.Message() == "" ||
+		strings.Contains(ce.Message(), "decoder exploded") || strings.Contains(ce.Reason, "decoder exploded") {
 		t.Fatalf("err %v", err)
+	}
+	if l := logs.String(); !strings.Contains(l, "decoder exploded") || !strings.Contains(l, h.s.ID()) || !strings.Contains(l, "level=ERROR") {
+		t.Fatalf("log:\n%s", l)
 	}
 	if h.s.State() != StateTerminated || h.rec.openStreams() != 0 {
 		t.Fatalf("state %s", h.s.State())
@@ -545,16 +554,29 @@ func TestSessionSteadyNoiseEndsOnStableHypothesis(t *testing.T) {
 }
 
 // TestSessionEngineCrash: a crash of an isolated engine closes the session
-// with 1011 and the crash's own sentence as the reason.
+// with 1011 and the crash's own sentence as the reason, found by type
+// (*isolate.CrashError, transcribe.ErrEngineCrashed), whatever wraps it.
 func TestSessionEngineCrash(t *testing.T) {
-	h := newHarness(t, SessionOptions{})
-	h.rec.writeErr = fmt.Errorf("isolate: worker 4242: the speech engine crashed (signal SIGSEGV) while processing this audio: %w", transcribe.ErrEngineCrashed)
-	_, err := h.s.Audio(tone(100, 16000))
-	var ce *CloseError
-	if !errors.As(err, &ce) || ce.Code != CloseInternalServerError || ce.Reason != "the speech engine crashed (signal SIGSEGV) while processing this audio: transcribe: speech engine crashed" {
-		t.Fatalf("err %v", err)
-	}
-	if h.s.State() != StateTerminated {
-		t.Fatalf("state %s", h.s.State())
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("isolate: worker 4242: %w", &isolate.CrashError{Engine: "pocketsphinx", PID: 4242, Signal: "SIGSEGV", ExitCode: -1}),
+			"the speech engine crashed (signal SIGSEGV) while processing this audio"},
+		{fmt.Errorf("stream write: %w", &isolate.CrashError{Engine: "pocketsphinx", PID: 7, Cause: "stopped responding", ExitCode: -1}),
+			"the speech engine stopped responding while processing this audio"},
+		{fmt.Errorf("worker gone at 0xdeadbeef: %w", transcribe.ErrEngineCrashed),
+			"the speech engine crashed while processing this audio"},
+	} {
+		h := newHarness(t, SessionOptions{})
+		h.rec.writeErr = tc.err
+		_, err := h.s.Audio(tone(100, 16000))
+		var ce *CloseError
+		if !errors.As(err, &ce) || ce.Code != CloseInternalServerError || ce.Reason != tc.want {
+			t.Fatalf("%v: err %v, want reason %q", tc.err, err, tc.want)
+		}
+		if h.s.State() != StateTerminated {
+			t.Fatalf("state %s", h.s.State())
+		}
 	}
 }

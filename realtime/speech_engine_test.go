@@ -21,7 +21,7 @@ func runSpeech(t *testing.T, pcm []byte, rate int, enc Encoding) ([]FinalTranscr
 	defer s.Abort(StateTerminated)
 	var finals []FinalTranscript
 	partials := 0
-	size := 100 * rate / 1000 * enc.bytesPerSample()
+	size := 100 * rate / 1000 * enc.BytesPerSample()
 	for off := 0; off < len(pcm); off += size {
 		msgs, err := s.Audio(pcm[off:min(off+size, len(pcm))])
 		if err != nil {

@@ -276,6 +276,7 @@ func Run(ctx context.Context, cfg *Config) error {
 		ProcessID:             me,
 		OnSession:             ops.sessionHook(),
 		OnTranscript:          ops.transcriptHook(),
+		Logger:                log,
 	})
 	if err != nil {
 		return err

@@ -19,8 +19,8 @@ const (
 // Encodings lists the accepted encodings.
 func Encodings() []Encoding { return []Encoding{EncodingPCMS16LE, EncodingPCMMulaw} }
 
-// bytesPerSample returns the size of one sample of e.
-func (e Encoding) bytesPerSample() int {
+// BytesPerSample returns the size of one sample of e.
+func (e Encoding) BytesPerSample() int {
 	if e == EncodingPCMMulaw {
 		return 1
 	}

@@ -189,13 +189,13 @@ type EndCause string
 // End causes. Silence, Confident, Hypothesis, NoAudio and MaxLength are
 // the engine's endpointing; Forced and Closed are the transport's.
 const (
-	EndSilence    EndCause = "silence"     // a pause of Endpointing.MaxSilence
-	EndConfident  EndCause = "confident"   // a pause of MinSilence with the turn-end probability at Confidence
-	EndHypothesis EndCause = "hypothesis"  // the recognizer's words stopped changing (speech too quiet for SpeechRMS, or steady noise)
-	EndNoAudio    EndCause = "no_audio"    // Tick: no audio for MaxSilence + 500 ms after speech
-	EndMaxLength  EndCause = "max_length"  // Config.MaxUtterance reached at a non-speech frame
-	EndForced     EndCause = "forced"      // ForceEndpoint
-	EndClosed     EndCause = "closed"      // Close
+	EndSilence    EndCause = "silence"    // a pause of Endpointing.MaxSilence
+	EndConfident  EndCause = "confident"  // a pause of MinSilence with the turn-end probability at Confidence
+	EndHypothesis EndCause = "hypothesis" // the recognizer's words stopped changing (speech too quiet for SpeechRMS, or steady noise)
+	EndNoAudio    EndCause = "no_audio"   // Tick: no audio for MaxSilence + 500 ms after speech
+	EndMaxLength  EndCause = "max_length" // Config.MaxUtterance reached at a non-speech frame
+	EndForced     EndCause = "forced"     // ForceEndpoint
+	EndClosed     EndCause = "closed"     // Close
 )
 
 // Endpointed reports whether the engine's endpointing ended the turn
