@@ -96,10 +96,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer h.finish(s, project)
 	if err := conn.send(ctx, append([]any{s.Begin()}, s.Warnings()...)...); err != nil {
-		s.Abort()
 		return
 	}
-	h.run(ctx, conn, s)
+	h.run(ctx, conn, s, project)
 }
 
 // open authenticates r, checks its query and limits, opens the engine
@@ -223,8 +222,14 @@ func (h *Handler) release(project string) {
 	}
 }
 
-// finish records the end of s and frees its slot.
+// finish records the end of s and frees its slot (once; the transport
+// calls it before a session's last messages go out, so that the record and
+// the hooks know of the end before the client does).
 func (h *Handler) finish(s *Session, project string) {
+	s.finishOnce.Do(func() { h.finishOnce(s, project) })
+}
+
+func (h *Handler) finishOnce(s *Session, project string) {
 	s.Abort()
 	h.release(project)
 	h.mu.Lock()
@@ -262,7 +267,7 @@ type frame struct {
 
 // run is the connection loop: one goroutine reads frames; this one feeds
 // the session, ticks its clock and writes its messages.
-func (h *Handler) run(ctx context.Context, conn *wsConn, s *Session) {
+func (h *Handler) run(ctx context.Context, conn *wsConn, s *Session, project string) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	frames := make(chan frame)
@@ -301,6 +306,9 @@ func (h *Handler) run(ctx context.Context, conn *wsConn, s *Session) {
 			}
 		case <-tick.C:
 			msgs, err = s.Tick()
+		}
+		if err != nil {
+			h.finish(s, project)
 		}
 		if werr := conn.send(ctx, msgs...); werr != nil {
 			return

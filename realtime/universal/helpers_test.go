@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -223,6 +224,9 @@ func testServer(t *testing.T, cfg Config) (*Handler, *httptest.Server) {
 	t.Helper()
 	if cfg.Authenticate == nil {
 		cfg.Authenticate = authKeys
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	h, err := NewHandler(cfg)
 	if err != nil {

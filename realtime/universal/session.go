@@ -60,6 +60,8 @@ type Session struct {
 
 	arrivals     []arrival
 	partialEndMs int64
+
+	finishOnce sync.Once // Handler.finish
 }
 
 type arrival struct {
