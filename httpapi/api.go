@@ -353,18 +353,19 @@ func (a *API) submit(w http.ResponseWriter, r *http.Request, project string) {
 }
 
 // get serves the transcript as rendered when it last changed
-// (Service.GetJSON): no decoding or encoding per request.
+// (Service.ReadJSON): no decoding or encoding per request, and the bytes
+// are written from the buffer they were decrypted into.
 func (a *API) get(w http.ResponseWriter, r *http.Request, project string) {
-	b, err := a.svc.GetJSON(r.Context(), project, r.PathValue("id"))
+	err := a.svc.ReadJSON(r.Context(), project, r.PathValue("id"), func(b []byte) {
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(len(b)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(b)
+	})
 	if err != nil {
 		a.writeErr(w, r, err)
-		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b)
 }
 
 func (a *API) delete(w http.ResponseWriter, r *http.Request, project string) {

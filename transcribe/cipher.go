@@ -52,19 +52,15 @@ func (c *Cipher) Seal(id string, plain []byte) []byte {
 
 // Open decrypts what Seal produced for the same id.
 func (c *Cipher) Open(id string, sealed []byte) ([]byte, error) {
-	return c.open(id, sealed, false)
+	return c.openTo(nil, id, sealed)
 }
 
-// open is Open; inPlace decrypts into sealed's own memory (no copy of a
-// large record), for a caller that owns sealed and never reads it again.
-func (c *Cipher) open(id string, sealed []byte, inPlace bool) ([]byte, error) {
+// openTo is Open appending the plaintext to dst (a reused buffer, say),
+// which must not overlap sealed.
+func (c *Cipher) openTo(dst []byte, id string, sealed []byte) ([]byte, error) {
 	n := c.aead.NonceSize()
 	if len(sealed) < n {
 		return nil, errors.New("transcribe: sealed data too short")
-	}
-	var dst []byte
-	if inPlace {
-		dst = sealed[n:n]
 	}
 	plain, err := c.aead.Open(dst, sealed[:n], sealed[n:], []byte(id))
 	if err != nil {

@@ -83,6 +83,7 @@ func (s *Service) Delete(ctx context.Context, projectID, id string) (*Transcript
 	if err := s.cfg.Store.Update(ctx, j.rec); err != nil {
 		return nil, err
 	}
+	s.reads.forget(id)
 	bg := context.WithoutCancel(ctx)
 	if uploadID != "" {
 		s.removeUpload(bg, uploadID)

@@ -97,27 +97,40 @@ func (s *Service) seal(rec *Record, st *state) error {
 
 // open decrypts rec.Data into its private part and public JSON (nil for
 // a version 1 record, whose whole state is in priv as JSON).
-func (s *Service) open(rec *Record, inPlace bool) (priv, pub []byte, err error) {
-	b, err := s.cipher.open(rec.ID, rec.Data, inPlace)
+func (s *Service) open(rec *Record) (priv, pub []byte, err error) {
+	b, err := s.cipher.Open(rec.ID, rec.Data)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(b) > 0 && b[0] == sealV2 {
-		n, k := binary.Uvarint(b[1:])
-		if k <= 0 || n > uint64(len(b)-1-k) {
+	if priv, pub, ok := splitV2(b); ok {
+		if pub == nil {
 			return nil, nil, fmt.Errorf("transcribe: corrupt record %s", rec.ID)
 		}
-		start := 1 + k
-		return b[start : start+int(n)], b[start+int(n):], nil
+		return priv, pub, nil
 	}
 	return b, nil, nil
+}
+
+// splitV2 splits the plaintext of a version 2 record into its private
+// part and public JSON; ok is false for another version, pub nil for a
+// corrupt version 2 record.
+func splitV2(b []byte) (priv, pub []byte, ok bool) {
+	if len(b) == 0 || b[0] != sealV2 {
+		return nil, nil, false
+	}
+	n, k := binary.Uvarint(b[1:])
+	if k <= 0 || n > uint64(len(b)-1-k) {
+		return nil, nil, true
+	}
+	start := 1 + k
+	return b[start : start+int(n)], b[start+int(n):], true
 }
 
 // unseal opens rec.Data and overlays the Store's metadata (status,
 // deletion, times, webhook status), which is authoritative: the Store
 // changes some of it (a claim sets processing) without resealing.
 func (s *Service) unseal(rec *Record) (*job, error) {
-	privJSON, pub, err := s.open(rec, false)
+	privJSON, pub, err := s.open(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -152,49 +165,102 @@ func (s *Service) unseal(rec *Record) (*job, error) {
 }
 
 // GetJSON returns the project's transcript in its wire form (what Get
-// returns, marshalled), or an error wrapping ErrNotFound. It costs one
-// Store read, one decryption and a copy of the bytes rendered when the
-// transcript last changed, with the status and webhook_status_code the
-// Store holds now spliced in: nothing is decoded or re-encoded.
+// returns, marshalled), or an error wrapping ErrNotFound: ReadJSON's
+// bytes, copied.
 func (s *Service) GetJSON(ctx context.Context, projectID, id string) ([]byte, error) {
-	if uuid.Validate(id) != nil {
-		return nil, fmt.Errorf("transcript %q: %w", id, ErrNotFound)
-	}
-	rec, err := s.cfg.Store.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if rec.ProjectID != projectID {
-		return nil, fmt.Errorf("transcript %q: %w", id, ErrNotFound)
-	}
-	// rec came from the Store for this call alone (Stores hand out records
-	// they keep no reference to), so it is decrypted where it lies.
-	_, pub, err := s.open(rec, true)
-	if err != nil {
-		return nil, err
-	}
-	if pub != nil {
-		if out, ok := splice(pub, rec); ok {
-			return out, nil
-		}
-	}
-	// A version 1 record (or one splice cannot read) is decoded, from a
-	// fresh read: rec.Data was overwritten by the decryption.
-	if rec, err = s.cfg.Store.Get(ctx, id); err != nil {
-		return nil, err
-	}
-	j, err := s.unseal(rec) // a version 1 record
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(j.st.T.Public())
+	var out []byte
+	err := s.ReadJSON(ctx, projectID, id, func(b []byte) { out = bytes.Clone(b) })
+	return out, err
 }
 
-// splice returns pub with the status and webhook_status_code of rec. The
+// ReadJSON calls write with the project's transcript in its wire form
+// (what Get returns, marshalled), or returns an error wrapping
+// ErrNotFound. The bytes are valid during the call alone. It costs one
+// Store read, one decryption into a reused buffer, and nothing else when
+// the transcript has not changed since it was rendered: the bytes
+// rendered then, with the status and webhook_status_code the Store holds
+// now spliced in, are written as they are. With a ReadStore the sealed
+// transcript itself comes from the Service's cache of sealed records
+// once the Store has confirmed it is still the stored one (see
+// sealedCache), so a repeated GET reads the record's metadata alone.
+func (s *Service) ReadJSON(ctx context.Context, projectID, id string, write func([]byte)) error {
+	if uuid.Validate(id) != nil {
+		return fmt.Errorf("transcript %q: %w", id, ErrNotFound)
+	}
+	rec, data, err := s.readSealed(ctx, id)
+	if err != nil {
+		return err
+	}
+	if rec.ProjectID != projectID {
+		return fmt.Errorf("transcript %q: %w", id, ErrNotFound)
+	}
+	buf := getBuf(len(data))
+	defer putBuf(buf)
+	b, err := s.cipher.openTo((*buf)[:0], rec.ID, data)
+	if err != nil {
+		return err
+	}
+	*buf = b[:0] // a grown buffer goes back to the pool
+	if _, pub, ok := splitV2(b); ok {
+		if pub == nil {
+			return fmt.Errorf("transcribe: corrupt record %s", rec.ID)
+		}
+		spliced := getBuf(len(pub) + 32)
+		defer putBuf(spliced)
+		if out, ok := splice((*spliced)[:0], pub, rec); ok {
+			write(out)
+			return nil
+		}
+	}
+	// A version 1 record (or one splice cannot read) is decoded.
+	j, err := s.unseal(&Record{ID: rec.ID, ProjectID: rec.ProjectID, Status: rec.Status, Deleted: rec.Deleted,
+		Created: rec.Created, Completed: rec.Completed, WebhookStatus: rec.WebhookStatus, Data: data})
+	if err != nil {
+		return err
+	}
+	out, err := json.Marshal(j.st.T.Public())
+	if err != nil {
+		return err
+	}
+	write(out)
+	return nil
+}
+
+// readSealed reads record id and its sealed Data, which the caller must
+// not modify (it may be the cache's).
+func (s *Service) readSealed(ctx context.Context, id string) (*Record, []byte, error) {
+	rs, ok := s.cfg.Store.(ReadStore)
+	if !ok {
+		rec, err := s.cfg.Store.Get(ctx, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		return rec, rec.Data, nil
+	}
+	var have []byte
+	e := s.reads.get(id)
+	if e != nil {
+		have = e.summary
+	}
+	rec, err := rs.GetUnlessSummary(ctx, id, have)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rec.Data == nil && e != nil && len(have) > 0 {
+		return rec, e.data, nil
+	}
+	// Stores hand out records they keep no reference to: the cache owns
+	// these bytes from now on.
+	s.reads.put(id, rec.Summary, rec.Data)
+	return rec, rec.Data, nil
+}
+
+// splice returns pub with the status and webhook_status_code of rec
+// (pub itself when they are the ones it has, else appended to dst). The
 // wire form starts {"id":"<id>","status":"<status>", and the key
 // "webhook_status_code" occurs once, at the top level near the end (inside strings a
 // quote is escaped, so the raw key cannot appear there).
-func splice(pub []byte, rec *Record) ([]byte, bool) {
+func splice(dst, pub []byte, rec *Record) ([]byte, bool) {
 	const statusKey = `,"status":"`
 	const hookKey = `,"webhook_status_code":`
 	i := bytes.Index(pub[:min(len(pub), 64+len(statusKey))], []byte(statusKey))
@@ -222,8 +288,7 @@ func splice(pub []byte, rec *Record) ([]byte, bool) {
 	if string(pub[sv:se]) == string(rec.Status) && string(pub[hv:he]) == code {
 		return pub, true // unchanged since it was rendered: no copy
 	}
-	out := make([]byte, 0, len(pub)+16)
-	out = append(out, pub[:sv]...)
+	out := append(dst, pub[:sv]...)
 	out = append(out, rec.Status...)
 	out = append(out, pub[se:hv]...)
 	out = append(out, code...)

@@ -88,6 +88,8 @@ type Store struct {
 	// get is Get's statement, prepared once: a GET is the hottest read,
 	// and preparing costs about a fifth of it.
 	get *sql.Stmt
+	// read holds the statements of the read path (read.go).
+	read readStmts
 
 	mu     sync.Mutex
 	closed bool
@@ -196,6 +198,7 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	s.get.Close()
+	s.read.close()
 	return s.db.Close()
 }
 
