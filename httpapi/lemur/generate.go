@@ -278,15 +278,19 @@ func pack(srcs []source, budget int) []string {
 func cutLine(s string, limit int) []string {
 	limit = max(limit, 1)
 	var out []string
-	for utf8.RuneCountInString(s) > limit {
-		// The byte offset of the limit-th rune.
-		end, k := len(s), 0
+	for {
+		// The byte offset of the limit-th rune; -1 when s is no longer
+		// (only the head is scanned: linear in the whole line).
+		end, k := -1, 0
 		for i := range s {
 			if k == limit {
 				end = i
 				break
 			}
 			k++
+		}
+		if end < 0 {
+			break
 		}
 		head := s[:end]
 		cut := -1
