@@ -12,10 +12,17 @@
 //     (resume). Handler.TokenHandler serves POST /v2/realtime/token.
 //     Config.Recognizer and Config.Authenticate are required; httpapi
 //     mounts these on its mux.
-//   - NewSession(ctx, Config, SessionOptions) is the session engine on its
-//     own, with no WebSocket: Audio, HandleText, Tick and Terminate take
-//     client input (or the passing of time) and return the messages to
-//     send and, when the connection must end, a *CloseError.
+//   - NewSession(ctx, Config, SessionOptions) is a v2 session with no
+//     WebSocket: Audio, HandleText, Tick and Terminate take client input
+//     (or the passing of time) and return the messages to send and, when
+//     the connection must end, a *CloseError. It holds the v2 rules
+//     (states, expiry, idleness, message sizes, rate limit, control
+//     messages, message shapes) over an engine.Session.
+//   - Package realtime/engine is the session engine itself, shared with
+//     the Universal-Streaming v3 transport: audio in, partial and final
+//     events (words, finality, end-of-turn confidence) out, no I/O and no
+//     protocol. Config's Recognizer, Format, Now, PartialInterval,
+//     MaxUtterance and SpeechRMS are its configuration.
 //   - StateStore is the contract for the state that processes share
 //     (tokens, session records); NewMemoryState is the in-process one;
 //     realtime/realtimetest.RunStateStoreTests is its conformance suite.
@@ -126,7 +133,15 @@
 // # Close codes
 //
 // Before every error close the server sends {"error": detail}; the close
-// reason is the fixed text below.
+// reason is the fixed text below. Errors become close codes by type: a
+// *CloseError as it is; a *transcribe.ParamError by its field
+// (sample_rate 4000, word_boost 4104, others 4101); ErrAtCapacity or any
+// other refusal of Config.Admission 1013; an engine crash
+// (*isolate.CrashError or transcribe.ErrEngineCrashed, never its text)
+// 1011 with the crash's sentence as the reason; any other internal error
+// 1011 with a generic message (the POST /v2/realtime/token endpoint
+// answers such errors 500 with a generic message): what the recognizer
+// or the session store said goes to Config.Logger, never to the client.
 //
 //	1000 normal, after SessionTerminated
 //	1011 Internal server error: the recognizer failed or could not open a stream
@@ -206,6 +221,11 @@
 // and resampled, but the wideband en-us model recognizes it poorly.
 //
 // # Observing
+//
+// Config.Logger (a *slog.Logger, default slog.Default(); the reference
+// server passes its own) receives recognizer failures with the engine's
+// words and the session and project ids, session store failures,
+// admission refusals, resumes and expiries.
 //
 // Config.OnSession and Config.OnTranscript (observe.go) report each
 // session's beginning and end, and the latency of transcripts on
