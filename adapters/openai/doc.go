@@ -62,8 +62,26 @@
 //     takes it for a measurement.
 //   - The language is mapped to a whisper code ("english" -> "en"); its
 //     confidence is faster-whisper's language_probability or whisper.cpp's
-//     language_probabilities entry, 0 when the engine gives none. When the
-//     request named a language, that language is reported.
+//     language_probabilities entry (or detected_language_probability), 0
+//     when the engine gives none: the OpenAI API, speaches' verbose_json
+//     (OpenAI's schema) and whisper-server before it sent
+//     language_probabilities (f0d2bfbf, 2025-04) give none, and the
+//     Service then refuses to apply language_confidence_threshold rather
+//     than pass it. When the request named a language, that language is
+//     reported.
+//
+// # Language detection
+//
+// Without a language (language_detection, or no language_code) the
+// request leaves the "language" field out, which is how the OpenAI API,
+// speaches, vLLM and LocalAI detect; Config.DetectLanguage
+// (EARSHOT_OPENAI_DETECT_LANGUAGE) sends a value instead. whisper.cpp's
+// server on its OpenAI path transcribes a request without a language in
+// its -l default ("en") and names that as the language — a silent wrong
+// answer. It says who it is (header "Server: whisper.cpp"), so such an
+// answer is not taken: the request is sent again with language=auto, and
+// every later one of this Recognizer carries it (one wasted request per
+// process; set DetectLanguage "auto" to spare it).
 //
 // # Engine text
 //
@@ -152,7 +170,14 @@
 // 2 s, 4 s ... 30 s) through Config.Sleep (injectable). A timeout is not
 // retried: the engine is busy or the audio too long for it. Other 4xx
 // answers are not retried and carry the engine's message (whisper.cpp's
-// "Invalid request", OpenAI's error.message, FastAPI's detail). Answers
+// "Invalid request", OpenAI's error.message, FastAPI's detail). A 200
+// whose body is an error object and no transcription ({"error": "failed to
+// read audio data"}: whisper-server f0d2bfbf's refusals) is a refusal
+// like a 400 (Error.Refused). A refusal (400, 415, 422 or such a 200) of a
+// file RecognizeFile sent whole returns transcribe.ErrFileNotTaken, so the
+// Service sends decoded pieces; of the WAV Recognize made, it wraps a
+// *transcribe.MediaError "the speech engine NAME refused the audio:
+// MESSAGE", the job's reason. Answers
 // over Config.MaxResponseBytes or the bounds of their audio, or that are
 // not JSON of a known shape, fail. Every failure of the engine is a *Error naming the engine and URL;
 // unreachable, timed out and 429/5xx ones wrap transcribe.ErrUnavailable.
@@ -188,7 +213,8 @@
 //		DetectLanguage: "auto", Languages: []string{"en"} /* .en model */}
 //
 // whisper-server's default language is "en" (-l); DetectLanguage "auto"
-// asks it to detect per request. adapters/whispercpp speaks its native
+// (EARSHOT_OPENAI_DETECT_LANGUAGE=auto) asks it to detect per request
+// (without it, the first detection learns it; see "Language detection"). adapters/whispercpp speaks its native
 // /inference endpoint and reports per-token confidences.
 //
 // # Concurrency

@@ -15,7 +15,10 @@
 //     split_on_word=true so long segments wrap between words;
 //   - language: the request's code, or "auto" to detect; with a code,
 //     no_language_probabilities=true spares the server a second detection
-//     pass; without, its language_probabilities give LanguageConfidence;
+//     pass; without, its language_probabilities give LanguageConfidence
+//     (servers before they sent them, e.g. f0d2bfbf of 2025-04, give the
+//     language alone: LanguageConfidence 0, and the Service refuses to
+//     apply a language_confidence_threshold above 0 to it);
 //   - prompt: boost terms and the request's prompt (see adapters/openai);
 //   - Config.ExtraFields: any other field of the handler (beam_size, vad,
 //     max_len, ...).
@@ -32,7 +35,11 @@
 // start or after the audio, "language" is the name ("english"), 400
 // answers carry a plain "Invalid request" (httplib's error handler
 // replaces the JSON body), and silence yields invented words — which is
-// why silent audio is never sent.
+// why silent audio is never sent. Both server generations are replayed:
+// testdata (233fe1fc) and testdata/f0d2bfbf (2025-04), whose refusals are
+// 200 {"error": "failed to read audio data"} — read as a refusal like the
+// 400 (openai.Error.Refused), so a file it cannot read (GSM in WAV) falls
+// back to decoded pieces.
 //
 // RecognizeFile sends WAV, MP3, FLAC and Ogg Vorbis as they are
 // (DefaultFileFormats: what whisper-server reads without --convert);
