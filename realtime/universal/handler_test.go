@@ -126,7 +126,9 @@ func TestSessionTurns(t *testing.T) {
 	}
 }
 
-func engineConfig(rec transcribe.StreamRecognizer) engine.Config { return engine.Config{Recognizer: rec} }
+func engineConfig(rec transcribe.StreamRecognizer) engine.Config {
+	return engine.Config{Recognizer: rec}
+}
 
 // TestForceEndpointAndUpdateConfiguration: ForceEndpoint ends the turn at
 // once; UpdateConfiguration changes the endpointing and format_turns
