@@ -145,7 +145,7 @@ func nounRuns(toks []nlp.Token, maxWords int) [][2]int {
 		start = -1
 	}
 	for i, t := range toks {
-		ok := content(t)
+		ok := content(t) && !timeWord[t.Norm]
 		if !ok && modifier(t) && i+1 < len(toks) && !t.EndsClause() && content(toks[i+1]) &&
 			(i == 0 || !strings.HasPrefix(toks[i-1].Tag, "VB") && toks[i-1].Tag != "MD") {
 			ok = true // "charging stations", "used cars"
@@ -214,6 +214,18 @@ func init() {
 		monday tuesday wednesday thursday friday saturday sunday january february march april may june
 		july august september october november december spring summer autumn fall winter`) {
 		generic[nlp.Stem(w)] = true
+	}
+}
+
+// timeWord are words of time that end a noun phrase rather than belong to
+// it: "the kitchen renovation last week" gives "kitchen renovation".
+var timeWord = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`last next past previous coming week weeks month months year years day days
+		today tomorrow yesterday tonight morning mornings evening evenings night nights weekend weekends
+		monday tuesday wednesday thursday friday saturday sunday`) {
+		timeWord[w] = true
 	}
 }
 
@@ -448,30 +460,100 @@ func freeCount(c *candidate, repeated map[[2]int]bool, maxWords int) int {
 // lengthBonus is the weight of each word past the first in phraseScore.
 const lengthBonus = 0.5
 
-// selectPhrases takes the best candidates, skipping one that adds nothing
-// to a better one already taken: a phrase all of whose occurrences lie
-// inside occurrences of a chosen longer phrase ("quality alerts" after
-// "air quality alerts"), or a longer phrase that merely extends a chosen
-// one by words it always comes with.
+// selectPhrases takes the best candidates, never two that overlap:
+//
+//   - a candidate whose words run inside a phrase taken is skipped
+//     ("quality alerts" or "alerts" after "air quality alerts"), except
+//     that one word that is the last word of two or more phrases taken
+//     replaces them, which are its variants ("old cabinets" and "new
+//     cabinets" become "cabinets");
+//   - a candidate every occurrence of which lies partly over an
+//     occurrence of a phrase taken is skipped ("Zeno effect" after
+//     "quantum Zeno");
+//   - a candidate that lengthens a phrase of two or more words already
+//     taken is skipped ("standard GHZ paradox" after "GHZ paradox"); one
+//     that qualifies a single word taken is kept ("deep sleep" after
+//     "sleep") unless it always comes with it.
+//
+// The result is in score order.
 func selectPhrases(cands []*candidate, max int) []*candidate {
 	var chosen []*candidate
 	for _, c := range cands {
 		if len(chosen) == max {
 			break
 		}
-		if redundant(c, chosen) {
+		inside := false
+		for _, k := range chosen {
+			inside = inside || len(k.stems) > len(c.stems) && containsRun(k.stems, c.stems)
+		}
+		if inside {
+			if len(c.stems) != 1 {
+				continue
+			}
+			var heads []int
+			for i, k := range chosen {
+				if len(k.stems) > 1 && k.stems[len(k.stems)-1] == c.stems[0] {
+					heads = append(heads, i)
+				}
+			}
+			if len(heads) >= 2 {
+				chosen[heads[0]] = c
+				for j := len(heads) - 1; j >= 1; j-- {
+					chosen = slices.Delete(chosen, heads[j], heads[j]+1)
+				}
+			}
 			continue
 		}
-		chosen = append(chosen, c)
+		lengthens := false
+		for _, k := range chosen {
+			lengthens = lengthens || len(k.stems) > 1 && len(c.stems) > len(k.stems) && containsRun(c.stems, k.stems)
+		}
+		if !lengthens && !extendsOnly(c, chosen) && !overlapsAll(c, chosen) {
+			chosen = append(chosen, c)
+		}
 	}
+	sort.SliceStable(chosen, func(i, j int) bool { return chosen[i].score > chosen[j].score })
 	return chosen
 }
 
-func redundant(c *candidate, chosen []*candidate) bool {
-	for _, k := range chosen {
-		if len(k.stems) > len(c.stems) && covered(c.occ, k.occ) {
+// containsRun reports whether inner occurs as consecutive words of outer.
+func containsRun(outer, inner []string) bool {
+	for i := 0; i+len(inner) <= len(outer); i++ {
+		if slices.Equal(outer[i:i+len(inner)], inner) {
 			return true
 		}
+	}
+	return false
+}
+
+// overlapsAll reports whether every occurrence of c lies inside or
+// partly over an occurrence of a chosen phrase (a chosen phrase inside c
+// is not an overlap: selectPhrases decides on those).
+func overlapsAll(c *candidate, chosen []*candidate) bool {
+	for _, r := range c.occ {
+		hit := false
+		for _, k := range chosen {
+			for _, o := range k.occ {
+				if o[0] < r[1] && r[0] < o[1] && !(r[0] <= o[0] && o[1] <= r[1]) {
+					hit = true
+					break
+				}
+			}
+			if hit {
+				break
+			}
+		}
+		if !hit {
+			return false
+		}
+	}
+	return true
+}
+
+// extendsOnly reports whether c is a chosen phrase with words it always
+// comes with.
+func extendsOnly(c *candidate, chosen []*candidate) bool {
+	for _, k := range chosen {
 		if len(k.stems) < len(c.stems) && len(c.occ) == len(k.occ) && covered(k.occ, c.occ) {
 			return true
 		}
