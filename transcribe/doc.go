@@ -105,6 +105,11 @@
 //     Deleting an unfinished transcript ends it in error so pollers stop.
 //   - When no language_code is given, language_detection is true and
 //     language_code becomes the recognizer's language at completion.
+//   - language_confidence_threshold above 0 is never passed unchecked: on
+//     an engine that does not detect languages it is a 400 at submission;
+//     on one that detected without a confidence (no language
+//     probabilities in its answer) the transcript ends in error naming the
+//     missing confidence (applyLanguage). 0, the default, checks nothing.
 //   - prompt needs the pro model (speech_model "slam-1"); auto_chapters
 //     needs a universal-2 model ("best", "universal" or unset).
 //   - Silent or empty media ends in status error with a reason.
