@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/analysis/nlp"
 )
 
 // Summarize returns the extractive summary of x of the given type and
@@ -48,11 +49,14 @@ func (x *Text) bullets(model transcribe.SummaryModel, k int, verbose bool) strin
 		chosen[i] = true
 	}
 	voices := x.mainVoices()
+	units, ranges := x.rendered(idx)
 	var b strings.Builder
-	for _, i := range idx {
-		line := x.sentenceText(i)
+	for n, i := range units {
+		line := x.rangeText(ranges[n][0], ranges[n][1])
 		if verbose && x.similarNext(i) && !chosen[i+1] && x.sents[i].Len()+x.sents[i+1].Len() <= 60 {
-			line += " " + x.sentenceText(i+1)
+			if f, t := x.renderRange(i + 1); f >= ranges[n][1] && (n+1 == len(ranges) || t <= ranges[n+1][0]) {
+				line += " " + x.rangeText(f, t)
+			}
 		}
 		if b.Len() > 0 {
 			b.WriteByte('\n')
@@ -68,15 +72,16 @@ func (x *Text) Paragraph(model transcribe.SummaryModel, k int) string {
 	st := styleOf(model)
 	idx := x.pick(k, st)
 	voices := x.mainVoices()
-	parts := make([]string, 0, len(idx))
+	units, ranges := x.rendered(idx)
+	parts := make([]string, 0, len(units))
 	last := ""
-	for _, i := range idx {
+	for n, i := range units {
 		p := x.prefix(i, st, voices)
 		if p != "" && x.sents[i].voice == last {
 			p = ""
 		}
 		last = x.sents[i].voice
-		parts = append(parts, p+x.sentenceText(i))
+		parts = append(parts, p+x.rangeText(ranges[n][0], ranges[n][1]))
 	}
 	return strings.Join(parts, " ")
 }
@@ -150,3 +155,39 @@ func shorten(s string) string {
 
 // catchyWords is the length above which a catchy headline is shortened.
 const catchyWords = 12
+
+// maxTitleWords is the longest chapter headline.
+const maxTitleWords = 12
+
+// Title returns a chapter headline: a title, not a sentence. It is the
+// most central short sentence of the main topic (shorter sentences
+// favoured, as for catchy headlines) without its final period, cut at a
+// clause break when longer than maxTitleWords words, and otherwise ending
+// at its last noun within the first maxTitleWords words ("Smoke from
+// hundreds of wildfires in Canada is triggering air quality alerts");
+// the gist when no noun is found.
+func (x *Text) Title() string {
+	i := x.best(style{short: true})
+	if i < 0 {
+		return ""
+	}
+	from, to := x.renderRange(i)
+	t := strings.TrimRight(x.rangeText(from, to), ".!?…")
+	if len(strings.Fields(t)) > maxTitleWords {
+		t = shorten(t)
+	}
+	ws := strings.Fields(t)
+	if len(ws) <= maxTitleWords {
+		return t
+	}
+	// The rendered text may lack a few lead-in words: align on its end.
+	toks := append([]nlp.Token(nil), x.toks[to-len(ws):to]...)
+	if nlp.Tag(toks) == nil {
+		for e := min(maxTitleWords, len(toks)); e >= 3; e-- {
+			if nlp.IsNounTag(toks[e-1].Tag) && !toks[e-1].Redacted {
+				return strings.TrimRight(strings.Join(ws[:e], " "), ",;:.!?")
+			}
+		}
+	}
+	return x.Gist(transcribe.SummaryInformative)
+}

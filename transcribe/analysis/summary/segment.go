@@ -29,7 +29,7 @@ const (
 
 // conceptWeight is the share of the topic-category similarity in the
 // similarity of two windows (the rest is lexical).
-const conceptWeight = 0.5
+const conceptWeight = 0.3
 
 // window returns the summed term ids of the sentences on one side of gap g
 // (between sentences g-1 and g): dir -1 looks back from g-1, +1 forward

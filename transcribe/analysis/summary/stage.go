@@ -238,15 +238,16 @@ func (s ChaptersStage) Apply(ctx context.Context, job *transcribe.Job) error {
 }
 
 // ChapterTexts returns the extractive gist, headline and summary of a
-// chapter: its best noun phrase, its most central sentence, and two to
-// four of its central sentences (one per 50 words) as a paragraph.
+// chapter: its best noun phrase, a title (Title), and two to four of its
+// central sentences (one per 50 words) as a paragraph, each a whole
+// sentence of the transcript.
 func (x *Text) ChapterTexts() (gist, headline, summary string) {
-	idx := x.pickMMR(clamp(x.nWord/50, 2, 4), style{})
-	parts := make([]string, len(idx))
-	for i, k := range idx {
-		parts[i] = x.sentenceText(k)
+	_, ranges := x.rendered(x.pickMMR(clamp(x.nWord/50, 2, 4), style{}))
+	parts := make([]string, len(ranges))
+	for i, r := range ranges {
+		parts[i] = x.rangeText(r[0], r[1])
 	}
-	return x.Gist(transcribe.SummaryInformative), x.Headline(transcribe.SummaryInformative), strings.Join(parts, " ")
+	return x.Gist(transcribe.SummaryInformative), x.Title(), strings.Join(parts, " ")
 }
 
 // promptText returns the text for a Generator: one sentence per line with

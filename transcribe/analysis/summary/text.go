@@ -53,6 +53,7 @@ type sentence struct {
 	terms []int       // term ids of its content words, in order, with repeats
 	vec   vec         // unit tf-idf vector
 	voice string      // "Speaker A", "Channel 1" or ""
+	whole [2]int      // word range [from, to) of the transcript sentence this unit is (part of)
 }
 
 // Text is a stretch of transcript prepared for extractive summarizing: its
@@ -65,6 +66,7 @@ type Text struct {
 	segs  map[[2]int64][]int // Segment results by (minSentences, minMillis)
 
 	words []transcribe.Word
+	toks  []nlp.Token // one per word
 	sents []sentence
 	vocab map[string]int
 	idf   []float64
@@ -91,9 +93,11 @@ func saysSomething(tk nlp.Token) bool {
 func NewText(ws []transcribe.Word, spans []nlp.Span) *Text {
 	x := &Text{words: ws, vocab: map[string]int{}}
 	toks := nlp.Tokens(ws)
+	x.toks = toks
 	var df []int
-	for _, sp := range units(ws, spans) {
-		s := sentence{Span: sp, toks: toks[sp.From:sp.To], voice: voiceOf(sp)}
+	for _, u := range units(ws, spans) {
+		sp := u.Span
+		s := sentence{Span: sp, toks: toks[sp.From:sp.To], voice: voiceOf(sp), whole: [2]int{u.whole.From, u.whole.To}}
 		if !slices.ContainsFunc(s.toks, saysSomething) {
 			// Marks alone ("," or "!", or only redactions) say nothing: a
 			// summary, headline or chapter made of them would be junk.
@@ -147,12 +151,12 @@ const (
 // unitCutWindow words, as TextTiling does with its pseudo-sentences.
 // Pieces of 12 words place topic boundaries within a sentence's length
 // (20-word pieces missed a third of them on recognized speech).
-func units(ws []transcribe.Word, spans []nlp.Span) []nlp.Span {
-	var out []nlp.Span
+func units(ws []transcribe.Word, spans []nlp.Span) []unit {
+	var out []unit
 	for _, sp := range spans {
 		n := sp.Len()
 		if n <= maxUnitWords {
-			out = append(out, sp)
+			out = append(out, unit{sp, sp})
 			continue
 		}
 		pieces := (n + unitWords - 1) / unitWords
@@ -165,12 +169,18 @@ func units(ws []transcribe.Word, spans []nlp.Span) []nlp.Span {
 					best = c
 				}
 			}
-			out = append(out, piece(ws, sp, from, best))
+			out = append(out, unit{piece(ws, sp, from, best), sp})
 			from = best
 		}
-		out = append(out, piece(ws, sp, from, sp.To))
+		out = append(out, unit{piece(ws, sp, from, sp.To), sp})
 	}
 	return out
+}
+
+// unit is a summarizer unit: a sentence, or a piece of a long one (whole).
+type unit struct {
+	nlp.Span
+	whole nlp.Span
 }
 
 func piece(ws []transcribe.Word, sp nlp.Span, from, to int) nlp.Span {
@@ -212,7 +222,7 @@ func (x *Text) Sub(from, to int) *Text {
 	if from > to {
 		from = to
 	}
-	y := &Text{words: x.words, sents: x.sents[from:to:to], vocab: x.vocab, idf: x.idf}
+	y := &Text{words: x.words, toks: x.toks, sents: x.sents[from:to:to], vocab: x.vocab, idf: x.idf}
 	for _, s := range y.sents {
 		y.nWord += s.Len()
 	}
@@ -328,22 +338,80 @@ var (
 	}
 )
 
-// sentenceText returns the text of sentence i as it appears in a summary:
-// leading discourse words removed, the first letter capitalized and
-// sentence-final punctuation ensured.
-func (x *Text) sentenceText(i int) string {
+// maxWholeWords is the longest transcript sentence a summary quotes
+// whole when one of its pieces (see units) is chosen.
+const maxWholeWords = 60
+
+// renderRange returns the words [from, to) a summary quotes for unit i:
+// the whole transcript sentence the unit belongs to, so that a summary
+// point never starts or ends inside a sentence; for a sentence longer than
+// maxWholeWords (speech the punctuate stage could not cut), from its start
+// to the unit's end when that is at most maxWholeWords words, and the
+// unit alone otherwise.
+func (x *Text) renderRange(i int) (from, to int) {
 	s := x.sents[i]
+	w := s.whole
+	switch {
+	case w[1] <= w[0] || s.From == w[0] && s.To == w[1]:
+		return s.From, s.To
+	case w[1]-w[0] <= maxWholeWords:
+		return w[0], w[1]
+	case s.To-w[0] <= maxWholeWords:
+		return w[0], s.To
+	}
+	return s.From, s.To
+}
+
+// rendered returns the chosen units idx (in text order) as the ranges a
+// summary quotes (renderRange), each once: units of one sentence give it
+// once, and a range inside another is dropped.
+func (x *Text) rendered(idx []int) (units []int, ranges [][2]int) {
+	for _, i := range idx {
+		f, t := x.renderRange(i)
+		dup := false
+		for k, r := range ranges {
+			switch {
+			case r[0] <= f && t <= r[1]:
+				dup = true
+			case f <= r[0] && r[1] <= t:
+				ranges[k] = [2]int{f, t}
+				dup = true
+			}
+			if dup {
+				break
+			}
+		}
+		if !dup {
+			units = append(units, i)
+			ranges = append(ranges, [2]int{f, t})
+		}
+	}
+	return units, ranges
+}
+
+// sentenceText returns the text of unit i as it appears in a summary
+// (the words of renderRange, see rangeText).
+func (x *Text) sentenceText(i int) string {
+	f, t := x.renderRange(i)
+	return x.rangeText(f, t)
+}
+
+// rangeText returns words [from, to) as a summary sentence: leading
+// discourse words removed, the first letter capitalized and
+// sentence-final punctuation ensured.
+func (x *Text) rangeText(from, to int) string {
+	toks := x.toks[from:to]
 	k := 0
-	for k < len(s.toks)-3 {
-		tk := s.toks[k]
+	for k < len(toks)-3 {
+		tk := toks[k]
 		comma := strings.HasPrefix(tk.Post, ",")
 		if strings.ContainsAny(tk.Post, ".?!") || !(leadIns[tk.Norm] || commaLeadIns[tk.Norm] && comma) {
 			break
 		}
 		k++
 	}
-	words := make([]string, 0, len(s.toks)-k)
-	for _, w := range x.words[s.From+k : s.To] {
+	words := make([]string, 0, len(toks)-k)
+	for _, w := range x.words[from+k : to] {
 		if w.Text != "" {
 			words = append(words, w.Text)
 		}
