@@ -219,7 +219,7 @@ func evalChoi(docs []choiDoc) (ours, tt float64) {
 	for _, d := range docs {
 		ws, spans := d.transcript()
 		n := len(spans)
-		k := int(math.Round(float64(n)/float64(len(d.starts)+1)/2))
+		k := int(math.Round(float64(n) / float64(len(d.starts)+1) / 2))
 		k = max(k, 1)
 		x := NewText(ws, spans)
 		var wc []int
