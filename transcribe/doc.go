@@ -82,7 +82,15 @@
 // backoff from 1 s doubling to 5 s and a warn log line per retry naming
 // the engine or store and the reason, for Config.OutageWindow (default 10
 // minutes), and only then ends in error naming what was down. It is never
-// counted as an attempt. A shutdown meanwhile gives the job back.
+// counted as an attempt. A shutdown meanwhile gives the job back. A
+// database that fails the write of a job's final result (down,
+// restarting) is waited out the same way, for OutageWindow with a backoff
+// from 50 ms to 1 s (storeFinal, worker.go): the record is read back (a
+// write whose reply was lost after it committed is stored), and written
+// again while the job is still under the worker's lease, so a database
+// restart costs no second claim nor the work done; only a shutdown,
+// OutageWindow or five writes refused while reads work leave the job to be
+// resumed after its lease.
 //
 // Webhooks (the outbox): the Update that stores a job's final result also
 // sets Record.NotifyPending when it has webhooks to send, so the result

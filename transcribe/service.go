@@ -93,7 +93,9 @@ type Config struct {
 	// store that is unavailable (ErrEngineUnavailable,
 	// ErrStorageUnavailable) before it ends in error naming it; meanwhile
 	// it keeps its claim and retries with a backoff, and the outage is not
-	// counted as an attempt. Default DefaultOutageWindow (10 minutes).
+	// counted as an attempt. It is also how long a worker tries to store a
+	// job's final result while the database fails, before it leaves the
+	// job to be resumed. Default DefaultOutageWindow (10 minutes).
 	OutageWindow time.Duration
 	// TempDir holds downloaded media while it is processed. When set, the
 	// Service owns the directory: Start deletes the media files an earlier,

@@ -196,7 +196,7 @@ func (s *Service) finish(ctx context.Context, owner string, j *job, perr error) 
 		s.log.Error("sealing result", "id", t.ID, "err", err)
 		return false
 	}
-	if err := s.jobs.Complete(ctx, rec, owner); err != nil && !s.storedAnyway(ctx, stop, owner, rec, err) {
+	if err := s.storeFinal(ctx, stop, owner, rec); err != nil {
 		if errors.Is(err, ErrLeaseLost) {
 			s.log.Warn("job lost its lease before storing; result discarded", "id", t.ID)
 		} else {
@@ -212,9 +212,10 @@ func (s *Service) finish(ctx context.Context, owner string, j *job, perr error) 
 	return true
 }
 
-// retryWindow bounds how long finish retries a failed read-back or
-// webhook queueing before it gives up: a short outage of the database
-// (seconds) must not lose a webhook, a long one must not hold a worker.
+// retryWindow bounds how long finish retries queueing a webhook or
+// clearing the outbox flag before it leaves them to the outbox sweep: a
+// short outage of the database (seconds) must not lose a webhook, a long
+// one must not hold a worker.
 const retryWindow = 20 * time.Second
 
 // retry calls fn until it succeeds, with a backoff from 50 ms doubling to
@@ -236,36 +237,80 @@ func retry(stop <-chan struct{}, fn func() error) error {
 	}
 }
 
-// storedAnyway resolves a failed write of the final record rec: an error
-// other than a lost lease may come after the write committed (its reply
-// was lost), and then nothing would resume the job, completed with its
-// lease cleared, nor queue its webhook. It reads the record back until it
-// can, and reports whether it holds this write (the final status, the
-// completion time and owner's cleared lease).
-func (s *Service) storedAnyway(ctx context.Context, stop <-chan struct{}, owner string, rec *Record, werr error) bool {
-	if errors.Is(werr, ErrLeaseLost) {
-		return false
-	}
-	s.log.Warn("storing result failed; reading it back", "id", rec.ID, "err", werr)
-	var got *Record
-	err := retry(stop, func() error {
-		var err error
-		got, err = s.cfg.Store.Get(ctx, rec.ID)
-		if errors.Is(err, ErrNotFound) {
-			return nil
-		}
+// storeFinal writes the final record rec, with its lease cleared, and
+// rides out a failed write. A write that fails may still have committed
+// (its reply was lost), and then nothing would resume the job, completed
+// with its lease cleared, nor queue its webhook; or it may not have
+// (the database was down or restarting), and giving up then would leave
+// the job to be claimed and processed again once its lease runs out, its
+// work thrown away. So storeFinal reads the record back: it holds this
+// write (the final status, the completion time and owner's cleared
+// lease): stored; still under owner's lease: written again. A database
+// that answers neither is an outage, waited out like the blob store's
+// (backoff from 50 ms to finalMaxBackoff, for Config.OutageWindow, the
+// lease held by the Runner's heartbeats meanwhile), so that a database
+// restart costs a job no second claim. It gives up (returning the last
+// error; the job is resumed after its lease) when stop closes, when
+// OutageWindow has passed, or after finalRewrites writes that failed
+// while the database answered reads (a write refused for good). It
+// returns ErrLeaseLost when another worker holds the job, ErrNotFound
+// when it is gone.
+func (s *Service) storeFinal(ctx context.Context, stop <-chan struct{}, owner string, rec *Record) error {
+	err := s.jobs.Complete(ctx, rec, owner)
+	if err == nil || errors.Is(err, ErrLeaseLost) {
 		return err
-	})
-	if err != nil || got == nil {
-		return false
 	}
-	stored := got.Status == rec.Status && got.LeaseOwner == owner && got.LeaseUntil.IsZero() &&
-		got.Completed.Sub(rec.Completed).Abs() < time.Microsecond
-	if stored {
-		s.log.Info("the result was stored; its reply was lost", "id", rec.ID)
+	log := s.log.With("id", rec.ID)
+	log.Warn("storing result failed; reading it back", "err", err)
+	start, wait, rewrites := s.now(), 50*time.Millisecond, 0
+	for {
+		got, gerr := s.cfg.Store.Get(ctx, rec.ID)
+		switch {
+		case errors.Is(gerr, ErrNotFound):
+			return gerr
+		case gerr != nil:
+			err = gerr // unreadable too: an outage, waited out
+		case got.Status == rec.Status && got.LeaseOwner == owner && got.LeaseUntil.IsZero() &&
+			got.Completed.Sub(rec.Completed).Abs() < time.Microsecond:
+			log.Info("the result was stored; its reply was lost")
+			return nil
+		case got.LeaseOwner != owner:
+			return fmt.Errorf("transcribe: job %s is now under %q: %w", rec.ID, got.LeaseOwner, ErrLeaseLost)
+		default: // not stored, still ours: write it again
+			if err = s.jobs.Complete(ctx, rec, owner); err == nil {
+				log.Info("the result was stored on a later try", "tries", rewrites+2, "down_for", s.now().Sub(start).Round(time.Millisecond).String())
+				return nil
+			}
+			if errors.Is(err, ErrLeaseLost) {
+				return err
+			}
+			if rewrites++; rewrites >= finalRewrites {
+				return err
+			}
+		}
+		if s.now().Sub(start)+wait > s.cfg.OutageWindow {
+			return err
+		}
+		log.Warn("waiting for the database to store the result", "reason", err.Error(), "retry_in", wait.String(),
+			"down_for", s.now().Sub(start).Round(time.Millisecond).String())
+		select {
+		case <-stop:
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, finalMaxBackoff)
 	}
-	return stored
 }
+
+// finalMaxBackoff caps the wait between two tries of storeFinal: short, so
+// that the result is stored within moments of the database's return,
+// before the job's lease (not extended while the database was down) runs
+// out and another worker claims the job again.
+const finalMaxBackoff = time.Second
+
+// finalRewrites is how many writes of a final record storeFinal tries
+// while the database answers reads before it gives up.
+const finalRewrites = 5
 
 // notifications are the webhooks of finished job j: its transcript event
 // and, for a completed transcript with redacted audio, that event too;
