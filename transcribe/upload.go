@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -22,7 +23,10 @@ func uploadKey(id string) string { return "uploads/" + id }
 // killed mid-upload leaves a record, which the janitor removes with
 // whatever part of the blob was written once UploadTTL has passed, and
 // never a blob no record points to. That record's Size is therefore 0
-// (the returned Upload carries the real size): nothing reads it back.
+// (the returned Upload carries the real size): nothing reads it back. A
+// failed upload's record and bytes are removed at once, within
+// uploadCleanupTimeout (1 s), so that a blob store that is down does not
+// hold the answer; what that leaves, the janitor removes too.
 func (s *Service) Upload(ctx context.Context, projectID string, r io.Reader) (*Upload, error) {
 	id := uuid.NewString()
 	key := uploadKey(id)
@@ -39,7 +43,12 @@ func (s *Service) Upload(ctx context.Context, projectID string, r io.Reader) (*U
 		}
 	}
 	if err != nil || lr.over || lr.err != nil || n == 0 {
-		s.removeUpload(context.WithoutCancel(ctx), id)
+		// Bounded: a blob store that is down (and so failed the Put)
+		// would hold the answer for as long as its client retries the
+		// delete. What is left, the janitor removes after UploadTTL.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), uploadCleanupTimeout)
+		s.removeUpload(cctx, id)
+		cancel()
 		switch {
 		case lr.over:
 			return nil, &LimitError{What: "upload", Limit: s.cfg.MaxUploadBytes, Unit: "bytes"}
@@ -55,6 +64,10 @@ func (s *Service) Upload(ctx context.Context, projectID string, r io.Reader) (*U
 	s.log.InfoContext(ctx, "upload stored", "upload_id", id, "project", projectID, "bytes", n)
 	return u, nil
 }
+
+// uploadCleanupTimeout bounds the removal of a failed upload's record and
+// bytes inside the request that made it.
+const uploadCleanupTimeout = time.Second
 
 // limitedReader reads at most n bytes and notes whether the source had
 // more (over) and any error of the source itself (err), so that Upload can
