@@ -1,0 +1,175 @@
+// Command trainpunct trains the punctuation, sentence-boundary and casing
+// model of transcribe/textfmt/punctmodel from public-domain books and
+// plays, and writes the model file the package embeds.
+//
+//	git clone https://github.com/rcdm-uga/Gutenberg_Text /tmp/gutenberg
+//	git -C /tmp/gutenberg checkout a0b16d35a9851168ce9ac649851c17b7ab08d48e
+//	go run ./internal/cmd/trainpunct -corpus /tmp/gutenberg
+//
+// The corpus is Project Gutenberg e-texts (public domain in the United
+// States; the Project Gutenberg licence text at the end of each file is cut
+// off before training) as collected by rcdm-uga/Gutenberg_Text. The books
+// of the authors listed in authors are read, except the held-out works
+// (heldOut), which are never trained on: Sense and Sensibility (the book
+// the librivox test clips read, used for evaluation), The Importance of
+// Being Earnest (evaluation), and Pygmalion (development: it tunes the
+// sentence-end offset and gives the figures printed after training). Training is deterministic for a seed.
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/earshot-dev/earshot/transcribe/textfmt/punctmodel"
+)
+
+// authors are the corpus folders read for training: English fiction and
+// plays with much dialogue.
+var authors = []string{
+	"Alcott, Louisa May", "Alger, Horatio, Jr.", "Austen, Jane", "Barrie, J. M. (James Matthew)",
+	"Baum, L. Frank (Lyman Frank)", "Burnett, Frances Hodgson", "Carroll, Lewis", "Chesterton, G. K. (Gilbert Keith)",
+	"Christie, Agatha", "Collins, Wilkie", "Dickens, Charles", "Doyle, Arthur Conan", "Hardy, Thomas",
+	"James, Henry", "Kipling, Rudyard", "London, Jack", "Montgomery, L. M. (Lucy Maud)", "Nesbit, E. (Edith)",
+	"Shaw, Bernard", "Stevenson, Robert Louis", "Trollope, Anthony", "Twain, Mark", "Wells, H. G. (Herbert George)",
+	"Wharton, Edith", "Wilde, Oscar", "Wodehouse, P. G. (Pelham Grenville)",
+}
+
+// heldOut are never trained on (paths relative to the corpus).
+var heldOut = map[string]string{
+	"Austen, Jane/Sense and Sensibility.txt":                                                         "test (the librivox clips' book)",
+	"Austen, Jane/Old Friends and New Fancies: An Imaginary Sequel to the Novels of Jane Austen.txt": "excluded (may quote the test book)",
+	"Wilde, Oscar/The Importance of Being Earnest: A Trivial Comedy for Serious People.txt":          "test",
+	"Shaw, Bernard/Pygmalion.txt":                                                                    "development",
+}
+
+// devBook tunes the sentence-end offset: a play, whose dialogue is closer
+// to speech than narration.
+const devBook = "Shaw, Bernard/Pygmalion.txt"
+
+func main() {
+	corpus := flag.String("corpus", "", "checkout of github.com/rcdm-uga/Gutenberg_Text (required)")
+	out := flag.String("out", "transcribe/textfmt/punctmodel/model.bin.gz", "model file to write")
+	perBook := flag.Int("book-words", 30000, "words read from the start of each book")
+	epochs := flag.Int("epochs", 3, "training passes")
+	seed := flag.Uint64("seed", 1, "seed of the pause simulation and book order")
+	sample := flag.String("sample", "", "instead of training, write the held-out evaluation sample (recognized speech) to this file")
+	pauses := flag.Bool("pauses", false, "instead of training, measure the pauses after each mark on training-split text read by flite")
+	flag.Parse()
+	if *corpus == "" {
+		log.Fatal("trainpunct: -corpus is required (a checkout of github.com/rcdm-uga/Gutenberg_Text)")
+	}
+	if *pauses {
+		measurePauses(*corpus)
+		return
+	}
+	if *sample != "" {
+		makeSample(*corpus, *sample)
+		return
+	}
+	start := time.Now()
+	var docs []punctmodel.Doc
+	var lex punctmodel.LexiconCounter
+	words := 0
+	for _, a := range authors {
+		files, err := filepath.Glob(filepath.Join(*corpus, a, "*.txt"))
+		if err != nil || len(files) == 0 {
+			log.Fatalf("trainpunct: no books of %q in %s", a, *corpus)
+		}
+		slices.Sort(files)
+		for _, f := range files {
+			rel, _ := filepath.Rel(*corpus, f)
+			if _, ok := heldOut[rel]; ok || strings.Contains(f, "Sense and Sensibility") || strings.Contains(f, "Importance of Being Earnest") {
+				continue
+			}
+			full, _ := readDoc(f, 1<<30)
+			lex.Add(full)
+			d, n := prefix(full, *perBook)
+			if n < 1000 {
+				continue
+			}
+			docs = append(docs, d)
+			words += n
+		}
+	}
+	log.Printf("read %d books, %d words (whole books for the casing lexicon) in %v", len(docs), words, time.Since(start).Round(time.Millisecond))
+	m := punctmodel.Train(docs, punctmodel.TrainOptions{Epochs: *epochs, Seed: *seed, Lexicon: &lex,
+		Progress: func(ep, errs, n int) {
+			log.Printf("epoch %d: %d errors in %d gaps (%.2f%%), %v", ep, errs, n, 100*float64(errs)/float64(n), time.Since(start).Round(time.Second))
+		}})
+	// Development data, with simulated pauses (fixed seed): tunes the
+	// sentence-end offset, then gives the figures printed below.
+	dev, _ := readDoc(filepath.Join(*corpus, devBook), 1<<30)
+	ws, gold, pe, tu := dev.Flatten()
+	r := rand.New(rand.NewPCG(99, 1))
+	gaps := make([]punctmodel.Gap, len(ws))
+	for i := range ws {
+		gaps[i] = punctmodel.Gap{PauseMs: punctmodel.SimulatePause(r, gold[i], pe[i]), Turn: tu[i]}
+	}
+	bias, devF := m.TuneBias(ws, gaps, gold)
+	log.Printf("sentence-end offset %d (development F1 %.3f)", bias, devF)
+	var buf bytes.Buffer
+	if err := m.Write(&buf); err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Printf("books %d, words %d, epochs %d, seed %d, took %v on %d CPUs\n", len(docs), words, *epochs, *seed,
+		time.Since(start).Round(time.Second), runtime.NumCPU())
+	fmt.Printf("model %s: %d bytes, sha256 %s, tables %d bytes in memory\n", *out, buf.Len(), hex.EncodeToString(sum[:]), m.Bytes())
+	s := punctmodel.Score(gold, m.Marks(ws, gaps))
+	fmt.Printf("development (%s, %d words, simulated pauses): sentence end %v; question %v; comma %v\n",
+		devBook, len(ws), s.SentenceEnd, s.Question, s.Comma)
+}
+
+// readDoc reads and tokenizes the first maxWords words of a book.
+func readDoc(path string, maxWords int) (punctmodel.Doc, int) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	text := punctmodel.Gutenberg(string(b))
+	if len(text) > 12*maxWords { // about twice the bytes of maxWords words
+		text = text[:12*maxWords]
+	}
+	ps := punctmodel.Paragraphs(text)
+	var d punctmodel.Doc
+	n := 0
+	for _, p := range ps {
+		t := punctmodel.Tokenize(p.Text)
+		if len(t) == 0 {
+			continue
+		}
+		d.Paras = append(d.Paras, t)
+		d.Speakers = append(d.Speakers, p.Speaker)
+		if n += len(t); n >= maxWords {
+			break
+		}
+	}
+	return d, n
+}
+
+// prefix returns the paragraphs of d up to about maxWords words.
+func prefix(d punctmodel.Doc, maxWords int) (punctmodel.Doc, int) {
+	n := 0
+	for i, p := range d.Paras {
+		if n += len(p); n >= maxWords {
+			return punctmodel.Doc{Paras: d.Paras[:i+1], Speakers: d.Speakers[:i+1]}, n
+		}
+	}
+	return d, n
+}

@@ -1,0 +1,208 @@
+package punctmodel
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Mark is the punctuation after a word.
+type Mark uint8
+
+// The marks, in the order of the model's classes.
+const (
+	None Mark = iota
+	Comma
+	Period
+	Question
+	numMarks
+)
+
+// String returns "", ",", "." or "?".
+func (m Mark) String() string {
+	switch m {
+	case Comma:
+		return ","
+	case Period:
+		return "."
+	case Question:
+		return "?"
+	}
+	return ""
+}
+
+// EndsSentence reports whether m is "." or "?".
+func (m Mark) EndsSentence() bool { return m == Period || m == Question }
+
+// Gap is what the model knows about the gap after one word: the pause
+// before the next word and whether the speaker or channel changes there.
+type Gap struct {
+	PauseMs int64
+	Turn    bool // a change of speaker or channel
+}
+
+// PauseBucket maps a pause to one of the model's pause classes.
+func PauseBucket(ms int64) int {
+	for i, b := range pauseBounds {
+		if ms < b {
+			return i
+		}
+	}
+	return len(pauseBounds)
+}
+
+// pauseBounds are the upper bounds (ms) of the pause classes.
+var pauseBounds = []int64{20, 100, 200, 350, 550, 800, 1200}
+
+// fnv-1a, 32 bit.
+const (
+	offset32 = 2166136261
+	prime32  = 16777619
+)
+
+func hashStr(h uint32, s string) uint32 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= prime32
+	}
+	return h
+}
+
+// featurizer hashes the features of gaps into a table of 1<<bits rows.
+type featurizer struct {
+	mask uint32
+	out  []uint32
+}
+
+func (f *featurizer) add(parts ...string) {
+	h := uint32(offset32)
+	for i, p := range parts {
+		if i > 0 {
+			h ^= 0x1f
+			h *= prime32
+		}
+		h = hashStr(h, p)
+	}
+	f.out = append(f.out, h&f.mask)
+}
+
+// state is what the decoder has decided before a gap: where the current
+// sentence started and the mark at the previous gap.
+type state struct {
+	start int
+	prev  Mark
+}
+
+func at(ws []string, i int) string {
+	switch {
+	case i < 0:
+		return "<s>"
+	case i >= len(ws):
+		return "</s>"
+	}
+	return ws[i]
+}
+
+func suffix(w string) string {
+	if len(w) <= 3 {
+		return w
+	}
+	return w[len(w)-3:]
+}
+
+func lenBucket(n int) string {
+	switch {
+	case n <= 2:
+		return strconv.Itoa(n)
+	case n <= 4:
+		return "3-4"
+	case n <= 7:
+		return "5-7"
+	case n <= 11:
+		return "8-11"
+	case n <= 17:
+		return "12-17"
+	case n <= 25:
+		return "18-25"
+	}
+	return "26+"
+}
+
+// gapFeatures returns the hashed features of the gap after word i.
+func (f *featurizer) gapFeatures(ws []string, gaps []Gap, i int, st state) []uint32 {
+	f.out = f.out[:0]
+	w0, w1, wm1, w2, wm2 := at(ws, i), at(ws, i+1), at(ws, i-1), at(ws, i+2), at(ws, i-2)
+	p := strconv.Itoa(PauseBucket(gaps[i].PauseMs))
+	s0, s1 := at(ws, st.start), "</s>"
+	if st.start+1 <= i {
+		s1 = at(ws, st.start+1)
+	}
+	n := lenBucket(i - st.start + 1)
+	f.add("b")
+	f.add("w0", w0)
+	f.add("w1", w1)
+	f.add("wm1", wm1)
+	f.add("w2", w2)
+	f.add("w0w1", w0, w1)
+	f.add("wm1w0", wm1, w0)
+	f.add("w1w2", w1, w2)
+	f.add("wm2wm1w0", wm2, wm1, w0)
+	f.add("wm1w0w1", wm1, w0, w1)
+	f.add("w0w1w2", w0, w1, w2)
+	f.add("w1w2w3", w1, w2, at(ws, i+3))
+	f.add("w0_w2", w0, w2)
+	f.add("wm1_w1", wm1, w1)
+	f.add("suf0", suffix(w0))
+	f.add("p", p)
+	f.add("pw0", p, w0)
+	f.add("pw1", p, w1)
+	f.add("pn", p, n)
+	f.add("n", n)
+	f.add("nw1", n, w1)
+	f.add("s0", s0)
+	f.add("s0s1", s0, s1)
+	f.add("s0w0", s0, w0)
+	f.add("s0n", s0, n)
+	f.add("prev", strconv.Itoa(int(st.prev)))
+	f.add("prevw1", strconv.Itoa(int(st.prev)), w1)
+	if gaps[i].Turn {
+		f.add("turn")
+	}
+	return f.out
+}
+
+// endFeatures returns the hashed features of a possible turn end after
+// word i, from the words before it and the pause only (the next word is
+// not known yet).
+func (f *featurizer) endFeatures(ws []string, pauseMs int64, i int, start int) []uint32 {
+	f.out = f.out[:0]
+	w0, wm1, wm2 := at(ws, i), at(ws, i-1), at(ws, i-2)
+	p := strconv.Itoa(PauseBucket(pauseMs))
+	s0, s1 := at(ws, start), "</s>"
+	if start+1 <= i {
+		s1 = at(ws, start+1)
+	}
+	n := lenBucket(i - start + 1)
+	f.add("b")
+	f.add("w0", w0)
+	f.add("wm1w0", wm1, w0)
+	f.add("wm2wm1w0", wm2, wm1, w0)
+	f.add("suf0", suffix(w0))
+	f.add("p", p)
+	f.add("pw0", p, w0)
+	f.add("pn", p, n)
+	f.add("n", n)
+	f.add("s0", s0)
+	f.add("s0s1", s0, s1)
+	f.add("s0w0", s0, w0)
+	return f.out
+}
+
+// Normalize returns the model's form of a recognized word: lower case,
+// without attached marks, and NumberWord for any word with a digit.
+func Normalize(text string) string {
+	w := strings.ToLower(strings.Trim(text, ".,?!;:\"()[]"))
+	if strings.ContainsAny(w, "0123456789") {
+		return NumberWord
+	}
+	return w
+}

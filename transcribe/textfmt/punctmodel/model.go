@@ -1,0 +1,330 @@
+package punctmodel
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	_ "embed" // the committed model
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Model is a trained punctuation, sentence-boundary and casing model. It is
+// read-only once made and safe for concurrent use.
+type Model struct {
+	bits  uint
+	w     []int16 // (1<<bits) rows of numMarks class weights
+	tbits uint
+	tw    []int16 // turn-end weights, 1<<tbits
+	tbias float32 // turn-end weights are tw/tscale
+	tsc   float32
+	bias  [numMarks]int32     // added to the class scores (tuned on development data)
+	cased map[string]string   // lower-case word -> its usual written form
+	known map[string]struct{} // words seen in lower case
+	pairs map[string]struct{} // "w1 w2" usually written with both capitalised
+}
+
+//go:embed model.bin.gz
+var embedded []byte
+
+// Checksum returns the SHA-256 (hex) of the committed model file.
+func Checksum() string {
+	s := sha256.Sum256(embedded)
+	return hex.EncodeToString(s[:])
+}
+
+// Default returns the committed model, read once.
+var Default = sync.OnceValues(func() (*Model, error) { return Read(bytes.NewReader(embedded)) })
+
+const magic = "EPUNCT01"
+
+// Write writes m in the model file format (gzip of a binary body).
+func (m *Model) Write(w io.Writer) error {
+	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(zw)
+	le := binary.LittleEndian
+	hdr := []any{[]byte(magic), uint32(m.bits), uint32(m.tbits), m.tbias, m.tsc, m.bias}
+	for _, v := range hdr {
+		if err := binary.Write(bw, le, v); err != nil {
+			return err
+		}
+	}
+	if err := binary.Write(bw, le, m.w); err != nil {
+		return err
+	}
+	if err := binary.Write(bw, le, m.tw); err != nil {
+		return err
+	}
+	// Lexicon: sorted lines "word\tform" (form empty for known lower-case
+	// words, "+" for a pair "w1 w2" written capitalised).
+	for _, line := range m.lexiconLines() {
+		bw.WriteString(line)
+		bw.WriteByte('\n')
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// Read reads a model written by Write.
+func Read(r io.Reader) (*Model, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("punctmodel: %w", err)
+	}
+	br := bufio.NewReader(zr)
+	le := binary.LittleEndian
+	mg := make([]byte, len(magic))
+	if _, err := io.ReadFull(br, mg); err != nil || string(mg) != magic {
+		return nil, errors.New("punctmodel: not a model file")
+	}
+	var bits, tbits uint32
+	m := &Model{}
+	for _, v := range []any{&bits, &tbits, &m.tbias, &m.tsc, &m.bias} {
+		if err := binary.Read(br, le, v); err != nil {
+			return nil, fmt.Errorf("punctmodel: header: %w", err)
+		}
+	}
+	if bits < 8 || bits > 24 || tbits < 8 || tbits > 24 {
+		return nil, fmt.Errorf("punctmodel: table sizes %d/%d out of range", bits, tbits)
+	}
+	m.bits, m.tbits = uint(bits), uint(tbits)
+	m.w = make([]int16, (1<<bits)*int(numMarks))
+	m.tw = make([]int16, 1<<tbits)
+	if err := binary.Read(br, le, m.w); err != nil {
+		return nil, fmt.Errorf("punctmodel: weights: %w", err)
+	}
+	if err := binary.Read(br, le, m.tw); err != nil {
+		return nil, fmt.Errorf("punctmodel: turn-end weights: %w", err)
+	}
+	m.cased, m.known, m.pairs = map[string]string{}, map[string]struct{}{}, map[string]struct{}{}
+	sc := bufio.NewScanner(br)
+	for sc.Scan() {
+		word, form, _ := strings.Cut(sc.Text(), "\t")
+		if form == "+" {
+			m.pairs[word] = struct{}{}
+			continue
+		}
+		if form == "" {
+			m.known[word] = struct{}{}
+		} else {
+			m.cased[word] = form
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("punctmodel: lexicon: %w", err)
+	}
+	return m, nil
+}
+
+func (m *Model) lexiconLines() []string {
+	lines := make([]string, 0, len(m.known)+len(m.cased))
+	for w := range m.known {
+		lines = append(lines, w+"\t")
+	}
+	for w, f := range m.cased {
+		lines = append(lines, w+"\t"+f)
+	}
+	for p := range m.pairs {
+		lines = append(lines, p+"\t+")
+	}
+	sortStrings(lines)
+	return lines
+}
+
+// Bytes returns the memory the model's tables take (weights and lexicon).
+func (m *Model) Bytes() int {
+	n := 2*len(m.w) + 2*len(m.tw)
+	for w, f := range m.cased {
+		n += len(w) + len(f) + 48
+	}
+	for w := range m.known {
+		n += len(w) + 32
+	}
+	for p := range m.pairs {
+		n += len(p) + 32
+	}
+	return n
+}
+
+func (m *Model) scores(feats []uint32, out *[numMarks]int32) {
+	*out = m.bias
+	for _, f := range feats {
+		row := m.w[int(f)*int(numMarks) : int(f+1)*int(numMarks)]
+		for c := range numMarks {
+			out[c] += int32(row[c])
+		}
+	}
+}
+
+// Marks returns the mark after each word. words are recognized words in
+// the model's form (see Normalize); gaps[i] describes the gap after
+// words[i] (the last is ignored). The last word always ends a sentence.
+// Decoding is greedy, left to right: each decision sees where the current
+// sentence started and the mark before. A change of speaker or channel
+// (Gap.Turn) always ends a sentence.
+func (m *Model) Marks(words []string, gaps []Gap) []Mark {
+	marks := make([]Mark, len(words))
+	f := featurizer{mask: 1<<m.bits - 1}
+	st := state{}
+	var sc [numMarks]int32
+	for i := range words {
+		m.scores(f.gapFeatures(words, gaps, i, st), &sc)
+		best := None
+		if i == len(words)-1 || gaps[i].Turn {
+			// A forced end is a question only when the model would have
+			// put "?" there anyway.
+			best = Period
+			if sc[Question] > sc[Period] && sc[Question] > sc[None] && sc[Question] > sc[Comma] {
+				best = Question
+			}
+		} else {
+			for c := Comma; c < numMarks; c++ {
+				if sc[c] > sc[best] {
+					best = c
+				}
+			}
+		}
+		marks[i] = best
+		st.prev = best
+		if best.EndsSentence() {
+			st.start = i + 1
+		}
+	}
+	return marks
+}
+
+// TuneBias sets the score offset of the sentence-end marks ("." and "?")
+// that gives the best sentence-end F1 on development data (never on test
+// data), and returns it with that F1.
+func (m *Model) TuneBias(words []string, gaps []Gap, gold []Mark) (int32, float64) {
+	bestB, bestF := int32(0), -1.0
+	for b := int32(-16000); b <= 32000; b += 2000 {
+		m.bias = [numMarks]int32{Period: b, Question: b}
+		if f := Score(gold, m.Marks(words, gaps)).SentenceEnd.F(); f > bestF {
+			bestB, bestF = b, f
+		}
+	}
+	m.bias = [numMarks]int32{Period: bestB, Question: bestB}
+	return bestB, bestF
+}
+
+// TurnEnd returns the probability that a sentence (and so possibly the
+// speaker's turn) ends after the last of words, given the pause after it
+// so far; words are the turn's words so far in the model's form. A
+// streaming endpointer can end a turn early when it is high.
+func (m *Model) TurnEnd(words []string, pauseMs int64) float64 {
+	if len(words) == 0 {
+		return 0
+	}
+	start := 0
+	if len(words) > 1 {
+		gaps := make([]Gap, len(words)-1)
+		for i, mk := range m.Marks(words[:len(words)-1], gaps) {
+			if mk.EndsSentence() && i < len(words)-2 {
+				start = i + 1
+			}
+		}
+	}
+	f := featurizer{mask: 1<<m.tbits - 1}
+	s := float64(m.tbias)
+	for _, h := range f.endFeatures(words, pauseMs, len(words)-1, start) {
+		s += float64(m.tw[h]) / float64(m.tsc)
+	}
+	return 1 / (1 + math.Exp(-s))
+}
+
+// titles precede a name; those that are words are capitalised with it
+// ("aunt augusta" -> "Aunt Augusta").
+var titles = map[string]bool{"mr": true, "mrs": true, "ms": true, "miss": true, "dr": true, "mister": true,
+	"missus": true, "sir": true, "lady": true, "lord": true, "captain": true, "uncle": true, "aunt": true,
+	"professor": true, "president": true, "senator": true, "governor": true, "general": true, "colonel": true,
+	"saint": true, "doctor": true, "madame": true, "monsieur": true}
+
+// placeWords precede a place: a word the training text never had is taken
+// for a name after them ("at norland" -> "at Norland").
+var placeWords = map[string]bool{"at": true, "from": true, "near": true}
+
+// Case returns the written form of each word where the model knows one
+// that differs from lower case: names, places and acronyms as the
+// training text wrote them inside sentences ("london" -> "London", "fbi"
+// -> "FBI", also with "'s"), the second word of a capitalised pair
+// ("scotland yard" -> "Scotland Yard"), a word the training text never
+// had after a title, a capitalised name or "at", "from", "near" ("mrs
+// dashwood" -> "Dashwood"), and a title before a capitalised name. Other
+// entries are "". Sentence starts are not the model's business (the
+// casing stage capitalises them).
+func (m *Model) Case(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if f, ok := m.cased[w]; ok {
+			out[i] = f
+			continue
+		}
+		if base, ok := strings.CutSuffix(w, "'s"); ok {
+			if f, ok := m.cased[base]; ok {
+				out[i] = f + "'s"
+				continue
+			}
+		}
+		if i == 0 {
+			continue
+		}
+		if out[i-1] != "" {
+			if _, ok := m.pairs[words[i-1]+" "+w]; ok {
+				out[i] = capitalize(w)
+				continue
+			}
+		}
+		if len(w) < 3 || !isAlpha(w) || m.isKnown(w) {
+			continue
+		}
+		if titles[words[i-1]] || placeWords[words[i-1]] || out[i-1] != "" {
+			out[i] = capitalize(w)
+		}
+	}
+	for i := 0; i+1 < len(words); i++ {
+		if titles[words[i]] && out[i] == "" && out[i+1] != "" && len(words[i]) > 3 {
+			out[i] = capitalize(words[i])
+		}
+	}
+	return out
+}
+
+func (m *Model) isKnown(w string) bool {
+	if _, ok := m.known[w]; ok {
+		return true
+	}
+	base, ok := strings.CutSuffix(w, "'s")
+	if ok {
+		_, ok = m.known[base]
+	}
+	return ok
+}
+
+func isAlpha(w string) bool {
+	for _, r := range w {
+		if !unicode.IsLetter(r) && r != '\'' {
+			return false
+		}
+	}
+	return true
+}
+
+func capitalize(w string) string {
+	r, n := utf8.DecodeRuneInString(w)
+	return string(unicode.ToUpper(r)) + w[n:]
+}
