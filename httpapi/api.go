@@ -47,6 +47,10 @@ type Config struct {
 	Realtime http.Handler
 	// RealtimeToken serves POST /v2/realtime/token. Default: not mounted.
 	RealtimeToken http.Handler
+	// Streaming serves Universal-Streaming's GET /v3/ws, and
+	// StreamingToken its GET /v3/token (package realtime/universal).
+	// Default: not mounted.
+	Streaming, StreamingToken http.Handler
 	// LeMUR serves /lemur/v3/... (package httpapi/lemur; see LeMUR).
 	// Default: none, and those routes answer 400 saying that no language
 	// model is configured.
@@ -180,6 +184,12 @@ func (a *API) routes() {
 	}
 	if a.cfg.RealtimeToken != nil {
 		m.Handle("/v2/realtime/token", a.limited(a.cfg.RealtimeToken))
+	}
+	if a.cfg.Streaming != nil {
+		m.Handle("/v3/ws", a.cfg.Streaming)
+	}
+	if a.cfg.StreamingToken != nil {
+		m.Handle("/v3/token", a.limited(a.cfg.StreamingToken))
 	}
 	// The OpenAPI 3.1 document of this API, without authentication.
 	m.Handle("GET /openapi.json", openapi.Handler()) // openapi.Path

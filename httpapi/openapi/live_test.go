@@ -689,6 +689,9 @@ func TestLiveResponsesMatchDocument(t *testing.T) {
 		if strings.HasPrefix(path, "/lemur/") {
 			continue // TestLeMURResponsesMatchDocument (lemur_live_test.go)
 		}
+		if strings.HasPrefix(path, "/v3/") {
+			continue // TestStreamingResponsesMatchDocument (streaming_live_test.go)
+		}
 		for method, op := range item.GetOperations().FromOldest() {
 			for code := range op.Responses.Codes.KeysFromOldest() {
 				k := strings.ToUpper(method) + " " + path + " " + code

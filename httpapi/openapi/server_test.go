@@ -16,6 +16,8 @@ import (
 
 	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/realtime"
+	"github.com/earshot-dev/earshot/realtime/engine"
+	"github.com/earshot-dev/earshot/realtime/universal"
 	"github.com/earshot-dev/earshot/storage/localfs"
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
@@ -114,9 +116,20 @@ func newServer(t testing.TB, o serverOptions) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	v3, err := universal.NewHandler(universal.Config{
+		Engine:         engine.Config{Recognizer: &streamRecognizer{}},
+		Authenticate:   httpapi.AuthFunc(auth),
+		OriginPatterns: []string{"app.earshot.invalid"},
+		Logger:         quiet,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v3.Close() })
 	api, err := httpapi.New(httpapi.Config{
 		Service: svc, Auth: auth, URLs: urls,
 		Realtime: rt, RealtimeToken: rt.TokenHandler(),
+		Streaming: v3, StreamingToken: v3.TokenHandler(),
 		RateLimit: rate, RateBurst: o.rateBurst, AuthFailureRate: o.authFailures, BodyIdleTimeout: o.bodyIdle,
 		Logger: quiet,
 	})

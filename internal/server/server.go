@@ -50,6 +50,8 @@ import (
 	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/httpapi/openaiapi"
 	"github.com/earshot-dev/earshot/realtime"
+	"github.com/earshot-dev/earshot/realtime/engine"
+	"github.com/earshot-dev/earshot/realtime/universal"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/analysis/llm"
 	"github.com/earshot-dev/earshot/transcribe/media"
@@ -282,6 +284,25 @@ func Run(ctx context.Context, cfg *Config) error {
 		return err
 	}
 	defer rt.Close()
+	// Universal-Streaming (v3: GET /v3/token, /v3/ws) beside v2 on the
+	// same engine, recognizer pool, admission, Guard, state and hooks.
+	v3, err := universal.NewHandler(universal.Config{
+		Engine:                engine.Config{Recognizer: stream, Format: func(ws []transcribe.Word) []transcribe.Word { return textfmt.Format(ws, nil) }},
+		Authenticate:          httpapi.AuthFunc(auth),
+		State:                 main.rtState,
+		Admission:             adm,
+		Guard:                 guard,
+		MaxSessionsPerProject: cfg.RealtimeLimit,
+		ProjectSessions:       rt.LiveSessions,
+		ProcessID:             me,
+		OnSession:             ops.sessionHook(),
+		OnTranscript:          ops.transcriptHook(),
+		Logger:                log,
+	})
+	if err != nil {
+		return err
+	}
+	defer v3.Close()
 	var other []*httpapi.URLs
 	if euURLs != nil {
 		other = []*httpapi.URLs{euURLs}
@@ -292,6 +313,7 @@ func Run(ctx context.Context, cfg *Config) error {
 	}
 	api, err := httpapi.New(httpapi.Config{
 		Service: svc, Auth: auth, URLs: urls, Realtime: rt, RealtimeToken: rt.TokenHandler(), LeMUR: lem,
+		Streaming: v3, StreamingToken: v3.TokenHandler(),
 		StoreTimeout: storeTimeout(cfg.StoreTimeout), Idempotency: idempotencyStore(main.store),
 		Guard: guard, Logger: log, OtherRegions: other, OnRequest: ops.request,
 	})

@@ -10,7 +10,6 @@ const (
 	CloseNormal          = 1000 // after Termination
 	CloseGoingAway       = 1001 // the server shuts down
 	CloseUnauthorized    = 1008 // bad or missing API key or token
-	CloseInternal        = 1011 // the recognizer failed or could not open a stream
 	CloseTryAgainLater   = 1013 // at capacity, no recognizer free, or the Guard's limits
 	CloseServerError     = 3005 // unexpected server error
 	CloseInputValidation = 3006 // bad query parameter, JSON or message
@@ -24,7 +23,6 @@ var reasons = map[int]string{
 	CloseNormal:          "Session terminated",
 	CloseGoingAway:       "Server shutting down",
 	CloseUnauthorized:    "Unauthorized connection",
-	CloseInternal:        "Internal server error",
 	CloseTryAgainLater:   "Try again later",
 	CloseServerError:     "Session Cancelled: An error occurred",
 	CloseInputValidation: "Input validation error",
@@ -62,4 +60,10 @@ func errorf(code int, format string, args ...any) *Error {
 // invalid is an input validation error (3006).
 func invalid(format string, args ...any) *Error {
 	return errorf(CloseInputValidation, "Input validation error: "+format, args...)
+}
+
+// CloseCodes lists every close code /v3/ws sends.
+func CloseCodes() []int {
+	return []int{CloseNormal, CloseGoingAway, CloseUnauthorized, CloseTryAgainLater, CloseServerError,
+		CloseInputValidation, CloseInputDuration, CloseSessionExpired, CloseTooManySessions}
 }
