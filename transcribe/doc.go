@@ -118,6 +118,14 @@
 //     on one that detected without a confidence (no language
 //     probabilities in its answer) the transcript ends in error naming the
 //     missing confidence (applyLanguage). 0, the default, checks nothing.
+//   - code_switching on an engine that detects: the audio goes in pieces
+//     (at most a minute, cut at pauses), each detected on its own;
+//     language_detection_results.code_switching_languages lists the
+//     languages found with the share of the words in each as confidence,
+//     those below code_switching_confidence_threshold left out (the
+//     highest kept when all are), and language_codes their codes unless
+//     the request gave language_codes (applyCodeSwitching). Words carry
+//     no language (the spec has no such field).
 //   - prompt needs the pro model (speech_model "slam-1"); auto_chapters
 //     needs a universal-2 model ("best", "universal" or unset).
 //   - Silent or empty media ends in status error with a reason.

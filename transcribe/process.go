@@ -96,8 +96,12 @@ func (s *Service) process(ctx context.Context, j *job) error {
 	// the spooled audio goes in pieces cut at pauses, several at once.
 	var first *Recognition
 	var words []Word
+	var langs []pieceLanguage
 	fr, isFile := rec.(FileRecognizer)
-	if isFile && !multi && t.AudioStartFrom == nil && t.AudioEndAt == nil && sp.Format != "" && fr.AcceptsFile(sp.Format) {
+	// Code switching needs a language per piece, so an engine that
+	// detects gets pieces (applyCodeSwitching).
+	perPiece := codeSwitching(t) && feat.LanguageDetection
+	if isFile && !multi && !perPiece && t.AudioStartFrom == nil && t.AudioEndAt == nil && sp.Format != "" && fr.AcceptsFile(sp.Format) {
 		var r *Recognition
 		err := s.waitOut(ctx, log, ErrEngineUnavailable, engineWhat(eng.Name), func() error {
 			var err error
@@ -113,7 +117,7 @@ func (s *Service) process(ctx context.Context, j *job) error {
 	}
 	if first == nil {
 		patient := patientRecognizer{Recognizer: rec, s: s, log: log, engine: eng.Name}
-		words, first, err = recognizePieces(ctx, patient, sp, lo, hi, multi, opts, s.cfg.PieceParallelism)
+		words, first, langs, err = recognizePieces(ctx, patient, sp, lo, hi, multi, opts, s.cfg.PieceParallelism)
 		if err != nil {
 			return err
 		}
@@ -128,6 +132,7 @@ func (s *Service) process(ctx context.Context, j *job) error {
 	if err := applyLanguage(t, first, feat); err != nil {
 		return err
 	}
+	applyCodeSwitching(t, langs)
 	sj := &Job{Transcript: t, OffsetMS: offset, Recognizer: rec, Blobs: s.cfg.Blobs, Written: written(first),
 		Logger: s.log.With("id", t.ID), Now: s.now, spool: sp, from: lo, to: hi}
 	defer func() { j.st.Artifacts = sj.Artifacts }()

@@ -89,8 +89,9 @@ func silentSpool(sp *Spool, lo, hi int64) (bool, error) {
 // into pieces, at most parallel pieces at once. Word times are made
 // relative to the media (offset by where each piece starts), channel
 // labels are set when multi, and the words come back in time order. The
-// first recognition that names a language is returned beside them.
-func recognizePieces(ctx context.Context, rec Recognizer, sp *Spool, lo, hi int64, multi bool, opts RecognizeOptions, parallel int) ([]Word, *Recognition, error) {
+// first recognition that names a language is returned beside them, and
+// each piece's language and word count (for code switching).
+func recognizePieces(ctx context.Context, rec Recognizer, sp *Spool, lo, hi int64, multi bool, opts RecognizeOptions, parallel int) ([]Word, *Recognition, []pieceLanguage, error) {
 	maxLen := pieceLen
 	if m := rec.Features().MaxAudio; m > 0 && m < maxLen {
 		maxLen = m
@@ -103,7 +104,7 @@ func recognizePieces(ctx context.Context, rec Recognizer, sp *Spool, lo, hi int6
 	for c := 0; c < sp.Channels(); c++ {
 		ps, err := cutPieces(sp, c, lo, hi, maxLen, whole)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		pieces = append(pieces, ps...)
 	}
@@ -128,7 +129,7 @@ func recognizePieces(ctx context.Context, rec Recognizer, sp *Spool, lo, hi int6
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	rate := int64(sp.SampleRate)
 	var words []Word
@@ -138,8 +139,10 @@ func recognizePieces(ctx context.Context, rec Recognizer, sp *Spool, lo, hi int6
 	// near silence may come back as one bare word).
 	var written Written
 	most := -1
+	langs := make([]pieceLanguage, 0, len(results))
 	for i, r := range results {
 		p := pieces[i]
+		langs = append(langs, pieceLanguage{code: r.Language, words: len(r.Words)})
 		if first == nil || (first.Language == "" && r.Language != "") {
 			first = r
 		}
@@ -165,5 +168,5 @@ func recognizePieces(ctx context.Context, rec Recognizer, sp *Spool, lo, hi int6
 		f.Written = written
 		first = &f
 	}
-	return words, first, nil
+	return words, first, langs, nil
 }
