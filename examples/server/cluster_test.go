@@ -43,7 +43,12 @@ type clusterEnv struct {
 
 func newClusterEnv(tb testing.TB, public string, extra ...string) *clusterEnv {
 	tb.Helper()
-	c := &clusterEnv{DB: testservices.Postgres(tb), S3: testservices.S3(tb), Key: "cluster-key-0123456789abcdef", Public: public, Extra: extra}
+	return newClusterEnvOn(testservices.Postgres(tb), testservices.S3(tb), public, extra...)
+}
+
+// newClusterEnvOn is newClusterEnv on the database db and the bucket s3.
+func newClusterEnvOn(db string, s3 testservices.S3Config, public string, extra ...string) *clusterEnv {
+	c := &clusterEnv{DB: db, S3: s3, Key: "cluster-key-0123456789abcdef", Public: public, Extra: extra}
 	content := make([]byte, 32)
 	_, _ = rand.Read(content)
 	c.env = append([]string{
