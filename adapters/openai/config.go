@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/earshot-dev/earshot/adapters/enginepool"
 )
 
 // Defaults of Config.
@@ -130,6 +132,27 @@ type Config struct {
 	// or "https://api.openai.com/v1". Requests go to BaseURL + Path.
 	// Required; http or https.
 	BaseURL string
+	// BaseURLs are more servers running the same engine and model, each
+	// an API root like BaseURL (which may then be empty): requests go to
+	// the one with the fewest in flight among those up (adapters/
+	// enginepool). Default none.
+	BaseURLs []string
+	// Concurrency is how many requests each server is given at once; more
+	// wait in Earshot for the first free slot. Default 0: no limit (the
+	// OpenAI API, vLLM and speaches take requests side by side). Set 1 for
+	// a server that runs one request at a time (whisper.cpp's does).
+	Concurrency int
+	// HealthCheck checks one server, given its API root (from BaseURL or
+	// BaseURLs), as Health describes: nil when it is up, an error wrapping
+	// transcribe.ErrEngineUnavailable when it is down. The pool skips a
+	// server found down until it passes. Default a GET of the server's
+	// transcription URL (see Health).
+	HealthCheck func(ctx context.Context, root string) error
+	// OnServer, when set, receives the pool's events (each request started
+	// and finished on a server, with its outcome, and each server going
+	// down or up); it is called with the pool's lock held, so it must be
+	// quick. Metrics are its intended use. Default none.
+	OnServer func(enginepool.Event)
 	// Path is appended to BaseURL. Default DefaultPath
 	// ("/audio/transcriptions").
 	Path string
@@ -178,7 +201,8 @@ type Config struct {
 	// MaxRequestBytes). Default DefaultMaxChunk (5 min).
 	MaxChunk time.Duration
 	// Parallel is how many chunks of one long recording are in flight at
-	// once. Default 1 (whisper.cpp's server runs one request at a time).
+	// once. Default the pool's capacity (servers × Concurrency), or 1 when
+	// Concurrency is unlimited.
 	Parallel int
 	// MaxResponseBytes caps a response body. Default
 	// DefaultMaxResponseBytes (32 MiB).
@@ -236,7 +260,7 @@ func (c Config) withDefaults() Config {
 		c.MaxChunk = DefaultMaxChunk
 	}
 	if c.Parallel == 0 {
-		c.Parallel = 1
+		c.Parallel = max(len(c.roots())*c.Concurrency, 1)
 	}
 	if c.MaxResponseBytes == 0 {
 		c.MaxResponseBytes = DefaultMaxResponseBytes
@@ -254,20 +278,35 @@ func (c Config) withDefaults() Config {
 // request (the prompt is at most a few kilobytes).
 const multipartSlack = 16 << 10
 
+// roots returns the servers' API roots: BaseURL, then BaseURLs.
+func (c Config) roots() []string {
+	var out []string
+	if c.BaseURL != "" {
+		out = append(out, c.BaseURL)
+	}
+	return append(out, c.BaseURLs...)
+}
+
 // validate names the first field that cannot work.
 func (c Config) validate() error {
-	u, err := url.Parse(c.BaseURL)
-	switch {
-	case c.BaseURL == "":
+	roots := c.roots()
+	if len(roots) == 0 {
 		return fmt.Errorf("openai: Config.BaseURL is required (the API root, e.g. http://127.0.0.1:8000/v1)")
-	case err != nil:
-		return fmt.Errorf("openai: Config.BaseURL %q: %v", c.BaseURL, err)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Errorf("openai: Config.BaseURL %q must start with http:// or https://", c.BaseURL)
-	case u.Host == "":
-		return fmt.Errorf("openai: Config.BaseURL %q has no host", c.BaseURL)
-	case u.RawQuery != "" || u.Fragment != "":
-		return fmt.Errorf("openai: Config.BaseURL %q must not have a query or fragment", c.BaseURL)
+	}
+	seen := map[string]bool{}
+	for _, root := range roots {
+		if err := checkRoot(root); err != nil {
+			return err
+		}
+		key := strings.TrimRight(root, "/")
+		if seen[key] {
+			return fmt.Errorf("openai: the server %q is named twice in Config.BaseURL and BaseURLs", root)
+		}
+		seen[key] = true
+	}
+	switch {
+	case c.Concurrency < 0:
+		return fmt.Errorf("openai: Config.Concurrency must not be negative, got %d", c.Concurrency)
 	case !strings.HasPrefix(c.Path, "/"):
 		return fmt.Errorf("openai: Config.Path %q must start with /", c.Path)
 	case c.Timeout < 0:
@@ -291,6 +330,35 @@ func (c Config) validate() error {
 		}
 	}
 	return nil
+}
+
+// checkRoot checks one API root.
+func checkRoot(root string) error {
+	u, err := url.Parse(root)
+	switch {
+	case root == "":
+		return fmt.Errorf("openai: Config.BaseURLs has an empty URL")
+	case err != nil:
+		return fmt.Errorf("openai: Config.BaseURL %q: %v", root, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("openai: Config.BaseURL %q must start with http:// or https://", root)
+	case u.Host == "":
+		return fmt.Errorf("openai: Config.BaseURL %q has no host", root)
+	case u.RawQuery != "" || u.Fragment != "":
+		return fmt.Errorf("openai: Config.BaseURL %q must not have a query or fragment", root)
+	}
+	return nil
+}
+
+// ServerName is how a pool names the server at root in errors, events
+// and metrics: the URL without its user and password.
+func ServerName(root string) string {
+	u, err := url.Parse(strings.TrimRight(root, "/"))
+	if err != nil {
+		return root
+	}
+	u.User = nil
+	return u.String()
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
-	"net/http"
 	"net/textproto"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/earshot-dev/earshot/adapters/enginepool"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/media"
 )
@@ -26,7 +25,8 @@ import (
 // safe for concurrent use.
 type Recognizer struct {
 	cfg      Config
-	url      string
+	urls     []string // each server's transcription URL
+	pool     *enginepool.Pool
 	maxChunk time.Duration
 	closed   atomic.Bool
 	// autoLanguage: the engine said it is whisper.cpp's server, which
@@ -42,7 +42,25 @@ func New(cfg Config) (*Recognizer, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	r := &Recognizer{cfg: cfg, url: strings.TrimRight(cfg.BaseURL, "/") + cfg.Path}
+	roots := cfg.roots()
+	r := &Recognizer{cfg: cfg}
+	names := make([]string, len(roots))
+	for i, root := range roots {
+		r.urls = append(r.urls, strings.TrimRight(root, "/")+cfg.Path)
+		names[i] = ServerName(root)
+	}
+	check := cfg.HealthCheck
+	if check == nil {
+		check = func(ctx context.Context, root string) error {
+			return r.checkURL(ctx, strings.TrimRight(root, "/")+cfg.Path)
+		}
+	}
+	pool, err := enginepool.New(enginepool.Config{Servers: names, Concurrency: cfg.Concurrency, OnEvent: cfg.OnServer,
+		Check: func(ctx context.Context, i int) error { return check(ctx, roots[i]) }})
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
+	}
+	r.pool = pool
 	// Audio per request: the chunk limit, and what fits in MaxRequestBytes
 	// as 16-bit mono WAV next to the form fields.
 	byBytes := time.Duration(cfg.MaxRequestBytes-multipartSlack-44) * time.Second / (2 * SampleRate)
@@ -50,8 +68,17 @@ func New(cfg Config) (*Recognizer, error) {
 	return r, nil
 }
 
-// URL returns the endpoint requests are sent to.
-func (r *Recognizer) URL() string { return r.url }
+// URL returns the endpoint requests are sent to (the first server's).
+func (r *Recognizer) URL() string { return r.urls[0] }
+
+// Capacity returns how many requests the engine's servers take at once:
+// servers × Config.Concurrency, 0 when Concurrency is unlimited. The
+// Service recognizes that many pieces of a long job at once.
+func (r *Recognizer) Capacity() int { return r.pool.Capacity() }
+
+// Servers returns the state of each server: up, and its requests in
+// flight.
+func (r *Recognizer) Servers() []enginepool.ServerStats { return r.pool.Stats() }
 
 // Features reports 16 kHz input, word timestamps, filler words (asked for
 // with a prompt), the configured languages with detection when there are
@@ -76,6 +103,7 @@ func (r *Recognizer) Close() error {
 	if r.closed.Swap(true) {
 		return nil
 	}
+	r.pool.Close()
 	r.cfg.HTTPClient.CloseIdleConnections()
 	return nil
 }
@@ -338,6 +366,11 @@ func (r *Recognizer) RecognizeFile(ctx context.Context, path string, opts transc
 	if !r.AcceptsFile(string(format)) || st.Size()+multipartSlack > r.cfg.MaxRequestBytes {
 		return nil, fmt.Errorf("%s: a %s file of %d bytes: %w", r.cfg.Name, format, st.Size(), transcribe.ErrFileNotTaken)
 	}
+	if r.Capacity() > 1 && opts.Duration > PoolWholeFile {
+		// Several servers: the Service's pieces go to all of them at
+		// once, rather than the whole file to one.
+		return nil, fmt.Errorf("%s: %v of audio for %d servers at once: %w", r.cfg.Name, opts.Duration, r.Capacity(), transcribe.ErrFileNotTaken)
+	}
 	ext, ctype := fileType(format)
 	size := st.Size()
 	send := func(fields []Field) (*result, error) {
@@ -419,112 +452,4 @@ func multipartFrame(fields []Field, filename, ctype string) (head, tail []byte, 
 	b.Reset()
 	_ = mw.Close()
 	return head, bytes.Clone(b.Bytes()), mw.FormDataContentType()
-}
-
-// post sends one request with retries and parses the answer. audioMS is
-// the length of the audio sent (-1: unknown, a file), boundMS the length
-// the answer is bounded by (0 or -1: unknown, only MaxResponseBytes).
-func (r *Recognizer) post(ctx context.Context, ctype string, body func() (io.ReadCloser, int64, error), audioMS, boundMS int64) (*result, error) {
-	for attempt := 1; ; attempt++ {
-		res, resp, err := r.attempt(ctx, ctype, body, audioMS, boundsFor(boundMS, r.cfg.MaxResponseBytes))
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, cerr
-		}
-		if err == nil {
-			return res, nil
-		}
-		var e *Error
-		if !errors.As(err, &e) {
-			return nil, err
-		}
-		e.Attempts = attempt
-		if !e.Unavailable() || e.Timeout || attempt > r.cfg.MaxRetries {
-			return nil, e
-		}
-		if err := r.cfg.Sleep(ctx, r.cfg.Backoff(attempt, resp)); err != nil {
-			if cerr := ctx.Err(); cerr != nil {
-				return nil, cerr
-			}
-			return nil, err
-		}
-	}
-}
-
-// attempt sends the request once. Engine failures are *Error; resp, when
-// the engine answered, has its body closed.
-func (r *Recognizer) attempt(ctx context.Context, ctype string, body func() (io.ReadCloser, int64, error), audioMS int64, lim answerBounds) (*result, *http.Response, error) {
-	actx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
-	defer cancel()
-	rc, n, err := body()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", r.cfg.Name, err)
-	}
-	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, r.url, rc)
-	if err != nil {
-		rc.Close()
-		return nil, nil, fmt.Errorf("%s: %w", r.cfg.Name, err)
-	}
-	hreq.ContentLength = n
-	hreq.Header.Set("Content-Type", ctype)
-	hreq.Header.Set("Accept", "application/json")
-	hreq.Header.Set("User-Agent", "earshot")
-	if r.cfg.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+r.cfg.APIKey)
-	}
-	fail := func(status int, err error) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if errors.Is(actx.Err(), context.DeadlineExceeded) {
-			return &Error{Engine: r.cfg.Name, URL: r.url, Timeout: true, Message: fmt.Sprintf("no answer within %v (Config.Timeout)", r.cfg.Timeout)}
-		}
-		return &Error{Engine: r.cfg.Name, URL: r.url, StatusCode: status, Message: transportMessage(err), Err: err}
-	}
-	resp, err := r.cfg.HTTPClient.Do(hreq)
-	if err != nil {
-		return nil, nil, fail(0, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, lim.bytes+1))
-	if err != nil {
-		// The answer broke off: as good as no answer.
-		return nil, resp, fail(0, err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, resp, &Error{Engine: r.cfg.Name, URL: r.url, StatusCode: resp.StatusCode, Message: errorMessage(data)}
-	}
-	refuse := func(msg string) error {
-		return &Error{Engine: r.cfg.Name, URL: r.url, StatusCode: http.StatusOK, Message: msg}
-	}
-	if int64(len(data)) > lim.bytes {
-		if lim.bytes < r.cfg.MaxResponseBytes {
-			return nil, resp, refuse(fmt.Sprintf("answer larger than %d bytes, more than %s can hold", lim.bytes, lim.audio()))
-		}
-		return nil, resp, refuse(fmt.Sprintf("response larger than %d bytes (Config.MaxResponseBytes)", r.cfg.MaxResponseBytes))
-	}
-	if lim.values > 0 && countValues(data, lim.values) > lim.values {
-		return nil, resp, refuse(fmt.Sprintf("answer of more than %d JSON values and words, more than %s can hold", lim.values, lim.audio()))
-	}
-	res, err := parseResponse(data, audioMS)
-	var re *refusedError
-	if errors.As(err, &re) {
-		return nil, resp, &Error{Engine: r.cfg.Name, URL: r.url, StatusCode: http.StatusOK, Refused: true, Message: re.msg}
-	}
-	if err != nil {
-		return nil, resp, refuse("unreadable answer: " + err.Error())
-	}
-	res.server = resp.Header.Get("Server")
-	if lim.words > 0 && len(res.words) > lim.words {
-		return nil, resp, refuse(fmt.Sprintf("answer of %d words for %s: more than it can hold (at most %d words a second + %d)", len(res.words), lim.audio(), MaxWordsPerSecond, ExtraWords))
-	}
-	return res, resp, nil
-}
-
-// transportMessage describes a failed exchange without repeating the URL.
-func transportMessage(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) && ue.Err != nil {
-		err = ue.Err
-	}
-	return err.Error()
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/earshot-dev/earshot/adapters/enginepool"
 	"github.com/earshot-dev/earshot/adapters/openai"
 	"github.com/earshot-dev/earshot/transcribe"
 )
@@ -34,8 +35,21 @@ var DefaultFileFormats = []string{"wav", "mp3", "flac", "vorbis"}
 type Config struct {
 	// URL is the server's root, e.g. "http://127.0.0.1:8080"
 	// (whisper-server's --host and --port; any --request-path included).
-	// Required; http or https.
+	// Required unless URLs is set; http or https.
 	URL string
+	// URLs are more servers running the same model, each a root like URL
+	// (which may then be empty): requests go to the one with the fewest in
+	// flight among those up, Concurrency at a time each (adapters/
+	// enginepool). Default none.
+	URLs []string
+	// Concurrency is how many requests each server is given at once.
+	// Default 1: whisper-server transcribes one request at a time (a
+	// global mutex), so more would only queue there; set more for a
+	// server behind a proxy that spreads requests itself.
+	Concurrency int
+	// OnServer receives the pool's events, as openai.Config.OnServer.
+	// Default none.
+	OnServer func(enginepool.Event)
 	// InferencePath is the server's --inference-path. Default
 	// DefaultInferencePath ("/inference").
 	InferencePath string
@@ -78,7 +92,6 @@ type Config struct {
 // whisper.cpp's fields) and is safe for concurrent use.
 type Recognizer struct {
 	*openai.Recognizer
-	root   string
 	client *http.Client
 	name   string
 }
@@ -111,14 +124,32 @@ func Fields(req openai.Request, temperature float64) []openai.Field {
 // New checks cfg and returns a Recognizer. It does not contact the server
 // (Health does).
 func New(cfg Config) (*Recognizer, error) {
-	u, err := url.Parse(cfg.URL)
-	switch {
-	case cfg.URL == "":
+	var roots []string
+	if cfg.URL != "" {
+		roots = append(roots, cfg.URL)
+	}
+	roots = append(roots, cfg.URLs...)
+	if len(roots) == 0 {
 		return nil, errors.New("whispercpp: Config.URL is required (the server's root, e.g. http://127.0.0.1:8080)")
-	case err != nil:
-		return nil, fmt.Errorf("whispercpp: Config.URL %q: %v", cfg.URL, err)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("whispercpp: Config.URL %q must start with http:// or https://", cfg.URL)
+	}
+	for _, root := range roots {
+		u, err := url.Parse(root)
+		switch {
+		case root == "":
+			return nil, errors.New("whispercpp: Config.URLs has an empty URL")
+		case err != nil:
+			return nil, fmt.Errorf("whispercpp: Config.URL %q: %v", root, err)
+		case u.Scheme != "http" && u.Scheme != "https":
+			return nil, fmt.Errorf("whispercpp: Config.URL %q must start with http:// or https://", root)
+		}
+	}
+	switch {
+	case cfg.Concurrency < 0:
+		return nil, fmt.Errorf("whispercpp: Config.Concurrency must not be negative, got %d", cfg.Concurrency)
+	case cfg.Concurrency == 0:
+		cfg.Concurrency = 1
+	}
+	switch {
 	case cfg.Temperature < 0 || cfg.Temperature > 1:
 		return nil, fmt.Errorf("whispercpp: Config.Temperature must be within 0..1, got %v", cfg.Temperature)
 	}
@@ -140,8 +171,12 @@ func New(cfg Config) (*Recognizer, error) {
 		cfg.HTTPClient = &http.Client{}
 	}
 	temp, extra := cfg.Temperature, cfg.ExtraFields
+	r := &Recognizer{client: cfg.HTTPClient, name: cfg.Name}
 	rec, err := openai.New(openai.Config{
-		BaseURL:          cfg.URL,
+		BaseURLs:         roots,
+		Concurrency:      cfg.Concurrency,
+		HealthCheck:      r.check,
+		OnServer:         cfg.OnServer,
 		Path:             cfg.InferencePath,
 		Name:             cfg.Name,
 		Model:            cfg.Name,
@@ -162,7 +197,8 @@ func New(cfg Config) (*Recognizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("whispercpp: %w", err)
 	}
-	return &Recognizer{Recognizer: rec, root: strings.TrimRight(cfg.URL, "/"), client: cfg.HTTPClient, name: cfg.Name}, nil
+	r.Recognizer = rec
+	return r, nil
 }
 
 // Features are openai.Recognizer's with WordConfidence: whisper.cpp's
@@ -174,13 +210,18 @@ func (r *Recognizer) Features() transcribe.RecognizerFeatures {
 	return f
 }
 
-// Health asks the server's GET /health whether its model is loaded. It
-// returns nil for {"status":"ok"}, and an error wrapping
-// transcribe.ErrUnavailable when the server is unreachable, still loading
-// its model (503) or answers anything else (unreachable and 5xx also wrap
-// transcribe.ErrEngineUnavailable).
-func (r *Recognizer) Health(ctx context.Context) error {
-	u := r.root + "/health"
+// Health asks each server's GET /health whether its model is loaded. It
+// returns nil when one answers {"status":"ok"}, and otherwise an error
+// wrapping transcribe.ErrUnavailable when the server is unreachable, still
+// loading its model (503) or answers anything else (unreachable and 5xx
+// also wrap transcribe.ErrEngineUnavailable); with several servers, an
+// *enginepool.DownError with each one's. A server found unreachable or
+// answering 5xx is skipped until its /health passes again.
+func (r *Recognizer) Health(ctx context.Context) error { return r.Recognizer.Health(ctx) }
+
+// check is one server's health check: GET root/health.
+func (r *Recognizer) check(ctx context.Context, root string) error {
+	u := strings.TrimRight(root, "/") + "/health"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.name, err)
