@@ -64,7 +64,8 @@
 // read the file itself (FileRecognizer) is handed it when no trimming or
 // channel split is asked for. Audio longer than 90 s is cut at pauses
 // (SplitAtPauses) into pieces of at most 60 s, recognized in parallel
-// (Config.PieceParallelism) and joined with their offsets.
+// (Config.PieceParallelism, or the engine's Capacity when it reports one:
+// a pool of engine servers) and joined with their offsets.
 //
 // Attempts: a job that crashes its speech engine (an error wrapping
 // ErrEngineCrashed, which isolated engines return) is retried once and

@@ -155,3 +155,33 @@ func TestFileNotTakenFallsBackToPieces(t *testing.T) {
 		t.Fatalf("status %s, %d words, %d file calls, %d pieces; want completed, 100, 1, at least 2", tr.Status, len(tr.Words), rec.files, len(rec.lengths))
 	}
 }
+
+// pooledRecognizer is an engine that reports its capacity, as a pool of
+// engine servers does (openai.Recognizer.Capacity).
+type pooledRecognizer struct {
+	onsetRecognizer
+	capacity int
+}
+
+func (r *pooledRecognizer) Capacity() int { return r.capacity }
+
+// An engine that reports its capacity gets that many pieces at once, not
+// PieceParallelism: four servers of one request each are all kept busy.
+func TestPiecesAtEngineCapacity(t *testing.T) {
+	t.Parallel()
+	rec := &pooledRecognizer{capacity: 4}
+	e := newEnv(t, func(c *transcribe.Config) { c.Recognizer = rec; c.PieceParallelism = 1 })
+	tr, err := e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", ticks(300))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr = e.wait(t, "p", tr.ID)
+	if tr.Status != transcribe.StatusCompleted || len(tr.Words) != 300 {
+		t.Fatalf("status %s, %d words: %v", tr.Status, len(tr.Words), tr.Error)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.max != 4 {
+		t.Errorf("%d pieces at once, want the engine's capacity 4", rec.max)
+	}
+}

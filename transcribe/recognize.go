@@ -110,7 +110,7 @@ func recognizePieces(ctx context.Context, rec Recognizer, sp *Spool, lo, hi int6
 	}
 	results := make([]*Recognition, len(pieces))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(parallel, 1))
+	g.SetLimit(max(piecesAtOnce(rec, parallel), 1))
 	for i, p := range pieces {
 		g.Go(func() error {
 			samples, err := sp.Samples(p.ch, p.from, p.to)
@@ -169,4 +169,23 @@ func recognizePieces(ctx context.Context, rec Recognizer, sp *Spool, lo, hi int6
 		first = &f
 	}
 	return words, first, langs, nil
+}
+
+// capacityReporter is a recognizer that says how many recognitions it
+// serves at once: a pool of engine servers (openai.Recognizer.Capacity,
+// servers × their concurrency; 0 for no known limit).
+type capacityReporter interface{ Capacity() int }
+
+// piecesAtOnce is how many pieces of one job go to rec at once: the
+// engine's capacity when it reports one (fewer would leave servers idle,
+// more would only wait for a slot), otherwise parallel
+// (Config.PieceParallelism).
+func piecesAtOnce(rec Recognizer, parallel int) int {
+	if p, ok := rec.(patientRecognizer); ok {
+		rec = p.Recognizer
+	}
+	if c, ok := rec.(capacityReporter); ok && c.Capacity() > 0 {
+		return c.Capacity()
+	}
+	return parallel
 }

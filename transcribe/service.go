@@ -87,7 +87,9 @@ type Config struct {
 	// PieceParallelism is how many pieces of one long job are recognized
 	// at once (audio over 90 s is cut at pauses into pieces of at most
 	// 60 s; the engine's own pool bounds the work in flight across jobs).
-	// Default runtime.NumCPU().
+	// Default runtime.NumCPU(). An engine that reports its capacity
+	// (Capacity() int above 0: a pool of engine servers,
+	// adapters/openai and adapters/whispercpp) gets that many instead.
 	PieceParallelism int
 	// OutageWindow is how long a job waits for a speech engine or blob
 	// store that is unavailable (ErrEngineUnavailable,
