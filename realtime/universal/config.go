@@ -8,14 +8,16 @@ import (
 
 	"github.com/earshot-dev/earshot/realtime"
 	"github.com/earshot-dev/earshot/realtime/engine"
+	"github.com/earshot-dev/earshot/transcribe/textfmt/punctmodel"
 	"github.com/google/uuid"
 )
 
 // Config configures a Handler. Zero values mean the documented default.
 type Config struct {
 	// Engine is the session engine's configuration: Recognizer (required),
-	// TurnEnd (the end-of-turn probability; nil: the engine's pause-only
-	// PauseTurnEnd), Format (the formatted copy of an ended turn), timing.
+	// TurnEnd (the end-of-turn probability; nil: ModelTurnEnd of the
+	// committed punctuation model, punctmodel.Default()), Format (the
+	// formatted copy of an ended turn), timing.
 	// Engine.Now is set to Now.
 	Engine engine.Config
 
@@ -127,6 +129,13 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Language == "" {
 		c.Language = "en"
+	}
+	if c.Engine.TurnEnd == nil {
+		if m, err := punctmodel.Default(); err == nil {
+			c.Engine.TurnEnd = ModelTurnEnd(m)
+		} else {
+			c.Logger.Warn("v3 turn ends on pauses alone: the punctuation model did not load", "err", err.Error())
+		}
 	}
 	if c.Engine.Recognizer != nil {
 		if _, ok := c.Engine.Recognizer.(meteredRecognizer); !ok {

@@ -37,10 +37,14 @@
 // # Turns
 //
 // The engine ends a turn after a pause of min_turn_silence when its
-// end-of-turn probability (Config.Engine.TurnEnd over the turn's words
-// and the pause; default the engine's pause-only PauseTurnEnd) reaches
-// end_of_turn_confidence_threshold, and after max_turn_silence whatever it
-// is. While a turn is open, each change of the recognizer's words is a
+// end-of-turn probability reaches end_of_turn_confidence_threshold, and
+// after max_turn_silence whatever it is. The probability is
+// Config.Engine.TurnEnd over the turn's words and the pause so far; by
+// default ModelTurnEnd: the punctuation model's (transcribe/textfmt/
+// punctmodel) probability that a sentence ends after the last word, so
+// "we need more money for the new school" ends on a short pause (0.88 at
+// 400 ms) and "we need more money for the" does not (0.003), until
+// max_turn_silence. While a turn is open, each change of the recognizer's words is a
 // Turn with end_of_turn false: words carry word_is_final (the engine
 // commits a word once two hypotheses in a row agree on it), transcript
 // holds the final words only, end_of_turn_confidence the probability so

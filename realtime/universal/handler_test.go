@@ -480,3 +480,37 @@ func TestTokenSessionDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestTurnEndsAtSentenceEnd: with the default end-of-turn probability (the
+// punctuation model), a pause after "we need more money for the" does not
+// end the turn, though it is longer than min_turn_silence and would end
+// it on pause alone; the pause after "new school" does.
+func TestTurnEndsAtSentenceEnd(t *testing.T) {
+	t.Parallel()
+	rec := &fakeRecognizer{names: strings.Fields("we need more money for the new school")}
+	_, ts := testServer(t, Config{Engine: engineConfig(rec)})
+	c := dial(t, ts, "sample_rate=16000&min_turn_silence=300&max_turn_silence=1200&end_of_turn_confidence_threshold=0.5", "key-a")
+	c.until("Begin")
+	var audio []byte
+	for i := range 8 {
+		audio = cat(audio, tone(200, 16000), silence(100, 16000))
+		if i == 5 {
+			audio = cat(audio, silence(600, 16000)) // after "the"
+		}
+	}
+	audio = cat(audio, silence(700, 16000))
+	for _, ch := range chunks(audio, 100, 16000) {
+		c.send(ch)
+	}
+	c.text(`{"type":"Terminate"}`)
+	_, msgs, _ := c.closed()
+	var ended []msg
+	for _, m := range msgs {
+		if m.typ() == "Turn" && m["end_of_turn"] == true {
+			ended = append(ended, m)
+		}
+	}
+	if len(ended) != 1 || ended[0]["transcript"] != "we need more money for the new school" || ended[0]["end_of_turn_confidence"].(float64) < 0.5 {
+		t.Fatalf("ended turns %v", ended)
+	}
+}

@@ -26,7 +26,8 @@ type fakeRecognizer struct {
 	open     int
 	newErr   error
 	writeErr error
-	block    bool // NewStream waits for ctx, like a pool with no free decoder
+	block    bool     // NewStream waits for ctx, like a pool with no free decoder
+	names    []string // the words' names in order; default one, two, ...
 }
 
 var numberWords = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
@@ -120,6 +121,9 @@ func (s *fakeStream) emit(end int64) {
 	name := "many"
 	if s.count < len(numberWords) {
 		name = numberWords[s.count]
+	}
+	if n := s.rec.names; len(n) > 0 {
+		name = n[(s.count-1)%len(n)]
 	}
 	s.words = append(s.words, transcribe.Word{Text: name, Start: s.start, End: end, Confidence: 0.9})
 	s.loud = 0
