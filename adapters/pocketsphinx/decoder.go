@@ -148,7 +148,8 @@ func (d *decoder) free() {
 type segWord struct {
 	text   string
 	sf, ef int32
-	prob   float64 // posterior 0..1
+	prob   float64 // posterior 0..1 (finished utterances only)
+	ascr   int32   // acoustic score of the word (ps_seg_prob)
 }
 
 // segments walks the segment iterator of the current hypothesis.
@@ -159,7 +160,7 @@ func (d *decoder) segments() []segWord {
 		w := d.l.psSegWord(seg)
 		d.l.psSegFrames(seg, &sf, &ef)
 		p := d.l.psSegProb(seg, &a, &lsc, &lb)
-		out = append(out, segWord{text: w, sf: sf, ef: ef, prob: d.l.logmathExp(d.lmath, p)})
+		out = append(out, segWord{text: w, sf: sf, ef: ef, prob: d.l.logmathExp(d.lmath, p), ascr: a})
 	}
 	return out
 }
@@ -291,7 +292,7 @@ func (s *session) chunk(c []int16) error {
 
 // partial returns the finished words plus the current hypothesis of the
 // open utterance (from the search's backpointer table: times are known,
-// confidences are not yet, and are reported as 0).
+// posteriors are not yet; its words get partialConfidence).
 func (s *session) partial() []transcribe.Word {
 	out := append([]transcribe.Word(nil), s.done...)
 	if s.open && s.speech {
@@ -327,8 +328,9 @@ func (s *session) abort() {
 
 // toWords converts segments to words: fillers and sentence markers are
 // dropped, alternate pronunciation marks ("read(2)") stripped, text
-// lowercased, frames turned into milliseconds. With final false the
-// confidences are unknown (0).
+// lowercased, frames turned into milliseconds. With final false (the open
+// utterance) the segments carry no posterior and the confidence is
+// partialConfidence's estimate.
 func toWords(segs []segWord, final bool) []transcribe.Word {
 	var out []transcribe.Word
 	for _, sg := range segs {
@@ -336,7 +338,7 @@ func toWords(segs []segWord, final bool) []transcribe.Word {
 		if w == "" {
 			continue
 		}
-		conf := 0.0
+		conf := partialConfidence(sg)
 		if final {
 			conf = min(max(sg.prob, 0), 1)
 		}

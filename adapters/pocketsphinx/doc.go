@@ -62,8 +62,12 @@
 // job of the formatting stages.
 //
 // Partial hypotheses of a stream carry the words of the utterance so far
-// with times; words of the stretch of speech still being decoded have
-// confidence 0 until it ends.
+// with times and confidences in 0..1. Words of the stretch of speech still
+// being decoded have no lattice posterior yet (the library cannot build a
+// lattice in mid-utterance): their confidence is an estimate of it from
+// the word's acoustic score per frame, a logistic curve fitted to the
+// final posteriors on pocketsphinx-testdata's LibriVox clips (partial.go);
+// once the stretch ends its words carry their posteriors.
 //
 // # Word boost
 //

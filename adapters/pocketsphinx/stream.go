@@ -81,8 +81,8 @@ func (st *Stream) Write(samples []int16) error {
 }
 
 // Partial returns the words of the open utterance so far: finished
-// stretches of speech with confidences, the stretch in progress with
-// confidence 0.
+// stretches of speech with their posteriors, the stretch in progress with
+// confidences estimated from its acoustic scores (partialConfidence).
 func (st *Stream) Partial() (transcribe.Hypothesis, error) {
 	if st.closed {
 		return transcribe.Hypothesis{}, ErrClosed
