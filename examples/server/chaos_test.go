@@ -140,6 +140,16 @@ func TestChaosStoreOutages(t *testing.T) {
 	// The outages, under load.
 	at := func(d time.Duration) { time.Sleep(time.Until(start.Add(d))) }
 	at(8 * time.Second)
+	// The crash lands while jobs run, so that their results are written
+	// during the outage.
+	for busy := 0; busy < 2 && time.Since(start) < 20*time.Second; time.Sleep(5 * time.Millisecond) {
+		busy = 0
+		for _, n := range nodes {
+			if n.busy() {
+				busy++
+			}
+		}
+	}
 	cl.setPhase("postgres down")
 	pgDown := time.Since(start)
 	own.CrashPostgres(t)
@@ -261,11 +271,17 @@ func TestChaosStoreOutages(t *testing.T) {
 	hooks.mu.Unlock()
 
 	waits := len(regexp.MustCompile(`msg="waiting for an outage to end"`).FindAllString(logs, -1))
+	// Results whose write failed while the database was down and that
+	// their worker stored once it was back.
+	storedLater := len(regexp.MustCompile(`msg="the result was stored( on a later try|; its reply was lost)`).FindAllString(logs, -1))
+	if storedLater == 0 {
+		t.Error("no worker stored a job's result after PostgreSQL came back: the crash did not land while jobs ran, or their results were given up")
+	}
 	t.Logf("%d jobs on 3 processes (PostgreSQL crash-safe: %v): PostgreSQL crashed at %v (%d webhooks in), back at %v; S3 killed at %v, back at %v; all submitted at %v, all webhooks at %v",
 		chaosJobs, own.Durable, pgDown.Round(time.Millisecond), hooksAtCrash, pgUp.Round(time.Millisecond), s3Down.Round(time.Millisecond),
 		s3Up.Round(time.Millisecond), allSubmitted.Round(time.Millisecond), allHooks.Round(time.Millisecond))
-	t.Logf("completions stored once: %d of %d; claims %d; webhooks %d for %d transcripts (%d duplicates); %d outage waits logged by workers",
-		countOnce(finished, ids), chaosJobs, claimsTotal, total, len(hooks.count), dups, waits)
+	t.Logf("completions stored once: %d of %d; claims %d; results stored after the database came back %d; webhooks %d for %d transcripts (%d duplicates); %d blob store outage waits logged by workers",
+		countOnce(finished, ids), chaosJobs, claimsTotal, storedLater, total, len(hooks.count), dups, waits)
 	t.Logf("client answers per phase (limit %v):\n%s", chaosAnswerLimit, strings.Join(summary, "\n"))
 }
 
