@@ -514,3 +514,42 @@ func TestTurnEndsAtSentenceEnd(t *testing.T) {
 		t.Fatalf("ended turns %v", ended)
 	}
 }
+
+// TestFilterProfanity: filter_profanity masks profane words in every
+// Turn (partial, ended, formatted), and UpdateConfiguration turns it off.
+func TestFilterProfanity(t *testing.T) {
+	t.Parallel()
+	rec := &fakeRecognizer{names: strings.Fields("oh crap")}
+	_, ts := testServer(t, Config{Engine: engineConfig(rec)})
+	c := dial(t, ts, "sample_rate=16000&filter_profanity=true&format_turns=true", "key-a")
+	c.until("Begin")
+	speak := func() []msg {
+		for _, ch := range chunks(cat(tone(200, 16000), silence(100, 16000), tone(200, 16000), silence(100, 16000)), 100, 16000) {
+			c.send(ch)
+		}
+		c.text(`{"type":"ForceEndpoint"}`)
+		var turns []msg
+		for {
+			m, _ := c.until("Turn")
+			turns = append(turns, m)
+			if m["turn_is_formatted"] == true {
+				return turns
+			}
+		}
+	}
+	for _, m := range speak() {
+		for _, w := range words(m) {
+			if strings.Contains(w["text"].(string), "crap") {
+				t.Errorf("unmasked word in %v", m)
+			}
+		}
+		if m["end_of_turn"] == true && !strings.Contains(m["transcript"].(string), "c***") {
+			t.Errorf("ended turn %v", m)
+		}
+	}
+	c.text(`{"type":"UpdateConfiguration","filter_profanity":false}`)
+	turns := speak()
+	if last := turns[len(turns)-1]; last["transcript"] != "Oh crap." {
+		t.Errorf("after filter_profanity false: %v", last)
+	}
+}
