@@ -33,7 +33,9 @@ func TestCloseCodes(t *testing.T) {
 	})
 	t.Run("4000 bad sample rate", func(t *testing.T) {
 		s := newTestServer(t)
-		for _, v := range []string{"abc", "-16000", "0", "100", "1000000"} {
+		// Present but empty is refused too (issue 25.5); absent is 16000
+		// (TestGoSDKRealtime: the Go SDK leaves it out by default).
+		for _, v := range []string{"abc", "-16000", "0", "100", "1000000", "", " "} {
 			c := s.dial("/v2/realtime/ws", url.Values{"sample_rate": {v}}, "key-a")
 			if e := expectClose(t, c, CloseBadSampleRate); !strings.Contains(e, "sample_rate") {
 				t.Fatalf("%s: error %q", v, e)

@@ -117,8 +117,12 @@ func parseQuery(q map[string][]string) (SessionOptions, error) {
 		return v[0], true
 	}
 	var o SessionOptions
+	// sample_rate is required by the API, but the Go SDK (v1.4.0 to at
+	// least v1.10.0) leaves it out unless WithRealTimeSampleRate is used,
+	// documenting 16000 as the default: absent, it is 16000. Present, it
+	// must be a usable rate; an empty value is refused like any other.
 	o.SampleRate = DefaultSampleRate
-	if v, ok := get("sample_rate"); ok && v != "" {
+	if v, ok := get("sample_rate"); ok {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil {
 			// Clients built on floats send "16000.0".

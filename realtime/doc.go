@@ -36,8 +36,10 @@
 // message of a connection — the Go SDK reads its first message as
 // SessionBegins without looking at message_type. Audio arrives as binary
 // frames or {"audio_data": base64} text frames (pcm_s16le or pcm_mulaw at
-// sample_rate, default 16000 when absent; resampled to the recognizer's
-// rate). Text frames may end with whitespace (Go's json.Encoder adds a
+// sample_rate; resampled to the recognizer's rate). A connection without
+// sample_rate is taken as 16000, since the Go SDK leaves the parameter out
+// unless WithRealTimeSampleRate is used and documents 16000 as its
+// default; an empty or unusable value is refused with 4000. Text frames may end with whitespace (Go's json.Encoder adds a
 // newline) and may arrive before the client saw SessionBegins (the JS SDK
 // sends end_utterance_silence_threshold in onopen).
 //
@@ -152,7 +154,7 @@
 //	     with Config.Guard, a client address over its failed-auth limit (before
 //	     its key or token is looked at, unless the Guard knows the key good) or a
 //	     project over its request budget
-//	4000 Sample rate must be a positive integer: sample_rate not an integer in 8000..48000
+//	4000 Sample rate must be a positive integer: sample_rate empty or not an integer in 8000..48000
 //	4001 Not Authorized: bad API key or token, token expired, used, or another session's
 //	4004 Session not found: resume of an unknown id (or another project's)
 //	4008 Session Expired: expires_at passed (Config.SessionDuration, default 1 h), or a

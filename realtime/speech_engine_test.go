@@ -10,8 +10,8 @@ import (
 
 // runSpeech feeds pcm (at rate, already encoded) to a new session in 100
 // ms chunks as fast as the engine takes them and returns the finals and
-// the number of partials.
-func runSpeech(t *testing.T, pcm []byte, rate int, enc Encoding) ([]FinalTranscript, int) {
+// the partials.
+func runSpeech(t *testing.T, pcm []byte, rate int, enc Encoding) ([]FinalTranscript, []PartialTranscript) {
 	t.Helper()
 	rec, _ := speechRecognizer(t)
 	s, err := NewSession(context.Background(), Config{Recognizer: rec}, SessionOptions{SampleRate: rate, Encoding: enc})
@@ -20,7 +20,7 @@ func runSpeech(t *testing.T, pcm []byte, rate int, enc Encoding) ([]FinalTranscr
 	}
 	defer s.Abort(StateTerminated)
 	var finals []FinalTranscript
-	partials := 0
+	var partials []PartialTranscript
 	size := 100 * rate / 1000 * enc.BytesPerSample()
 	for off := 0; off < len(pcm); off += size {
 		msgs, err := s.Audio(pcm[off:min(off+size, len(pcm))])
@@ -32,7 +32,7 @@ func runSpeech(t *testing.T, pcm []byte, rate int, enc Encoding) ([]FinalTranscr
 			case FinalTranscript:
 				finals = append(finals, m)
 			case PartialTranscript:
-				partials++
+				partials = append(partials, m)
 			}
 		}
 	}
@@ -64,10 +64,10 @@ func TestSessionRealSpeech44k(t *testing.T) {
 	if finals[1].AudioStart < finals[0].AudioEnd+900 {
 		t.Errorf("second final starts at %d, first ends at %d", finals[1].AudioStart, finals[0].AudioEnd)
 	}
-	if partials < 4 {
-		t.Errorf("%d partials", partials)
+	if len(partials) < 4 {
+		t.Errorf("%d partials", len(partials))
 	}
-	t.Logf("%q | %q, %d partials", finals[0].Text, finals[1].Text, partials)
+	t.Logf("%q | %q, %d partials", finals[0].Text, finals[1].Text, len(partials))
 }
 
 // TestSessionRealSpeechMulaw8k streams 8 kHz mu-law telephone audio. The
@@ -125,5 +125,28 @@ func TestSessionRealRecordings(t *testing.T) {
 			t.Errorf("final %d %q: %.0f%% of %q", i, finals[i].Text, ov*100, want)
 		}
 	}
-	t.Logf("%q | %q, %d partials", finals[0].Text, finals[1].Text, partials)
+	// Partials carry the recognizer's confidence, on the 0..1 scale of
+	// the finals' (issue 25.4: they were 0), for the utterance and every
+	// word.
+	var sum, n float64
+	for _, p := range partials {
+		if !(p.Confidence > 0 && p.Confidence <= 1) {
+			t.Errorf("partial %q has confidence %v", p.Text, p.Confidence)
+		}
+		for _, w := range p.Words {
+			if !(w.Confidence > 0 && w.Confidence <= 1) {
+				t.Errorf("partial %q: word %q has confidence %v", p.Text, w.Text, w.Confidence)
+			}
+			sum += w.Confidence
+			n++
+		}
+	}
+	var fsum, fn float64
+	for _, f := range finals {
+		for _, w := range f.Words {
+			fsum += w.Confidence
+			fn++
+		}
+	}
+	t.Logf("%q | %q, %d partials; mean word confidence %.2f in partials, %.2f in finals", finals[0].Text, finals[1].Text, len(partials), sum/n, fsum/fn)
 }
