@@ -82,7 +82,7 @@ func (a *API) list(w http.ResponseWriter, r *http.Request, project string) {
 		a.writeErr(w, r, err)
 		return
 	}
-	body := a.page(res, o, createdOn).appendJSON(make([]byte, 0, 512+300*len(res.Entries)))
+	body := a.appendPage(make([]byte, 0, 512+300*len(res.Entries)), res, o, createdOn)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
@@ -92,18 +92,7 @@ func (a *API) list(w http.ResponseWriter, r *http.Request, project string) {
 // reflection: a page of 200 entries is rendered on every list request, and
 // this is several times quicker (TestListPageJSON holds it to json.Marshal).
 func (p *ListPage) appendJSON(b []byte) []byte {
-	d := &p.PageDetails
-	b = append(b, `{"page_details":{"limit":`...)
-	b = strconv.AppendInt(b, int64(d.Limit), 10)
-	b = append(b, `,"result_count":`...)
-	b = strconv.AppendInt(b, int64(d.ResultCount), 10)
-	b = append(b, `,"current_url":`...)
-	b = appendString(b, d.CurrentURL)
-	b = append(b, `,"prev_url":`...)
-	b = appendStringPtr(b, d.PrevURL)
-	b = append(b, `,"next_url":`...)
-	b = appendStringPtr(b, d.NextURL)
-	b = append(b, `},"transcripts":`...)
+	b = appendDetails(b, &p.PageDetails)
 	if p.Transcripts == nil {
 		return append(b, "null}"...)
 	}
@@ -132,6 +121,78 @@ func (p *ListPage) appendJSON(b []byte) []byte {
 	return append(b, "]}"...)
 }
 
+// appendPage appends the page of res as json.Marshal writes a.page(res,
+// o, createdOn), byte for byte (TestAppendPage), rendering each entry
+// straight into b: no ListItem, URL or time string per entry.
+func (a *API) appendPage(b []byte, res *transcribe.ListResult, o transcribe.ListOptions, createdOn string) []byte {
+	details := a.page(&transcribe.ListResult{Limit: res.Limit, Older: res.Older, Newer: res.Newer}, o, createdOn).PageDetails
+	details.ResultCount = len(res.Entries)
+	b = appendDetails(b, &details)
+	b = append(b, '[')
+	for i := range res.Entries {
+		e := &res.Entries[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = appendString(b, e.ID)
+		b = append(b, `,"resource_url":`...)
+		b = appendConcat(b, a.urls.origin, "/v2/transcript/", e.ID)
+		b = append(b, `,"status":`...)
+		b = appendString(b, string(e.Status))
+		b = append(b, `,"created":"`...)
+		b = e.Created.UTC().AppendFormat(b, TimeLayout) // digits and -T:. alone
+		b = append(b, `","completed":`...)
+		if e.Completed.IsZero() {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '"')
+			b = e.Completed.UTC().AppendFormat(b, TimeLayout)
+			b = append(b, '"')
+		}
+		b = append(b, `,"audio_url":`...)
+		b = appendString(b, e.AudioURL)
+		b = append(b, `,"error":`...)
+		b = appendStringPtr(b, e.Error)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}
+
+// appendConcat is appendString of the concatenation of parts, without
+// making it when no part needs escaping.
+func appendConcat(b []byte, parts ...string) []byte {
+	for _, s := range parts {
+		if needsEscape(s) {
+			var all string
+			for _, p := range parts {
+				all += p
+			}
+			return appendString(b, all)
+		}
+	}
+	b = append(b, '"')
+	for _, s := range parts {
+		b = append(b, s...)
+	}
+	return append(b, '"')
+}
+
+// appendDetails appends `{"page_details":{...},"transcripts":`.
+func appendDetails(b []byte, d *PageDetails) []byte {
+	b = append(b, `{"page_details":{"limit":`...)
+	b = strconv.AppendInt(b, int64(d.Limit), 10)
+	b = append(b, `,"result_count":`...)
+	b = strconv.AppendInt(b, int64(d.ResultCount), 10)
+	b = append(b, `,"current_url":`...)
+	b = appendString(b, d.CurrentURL)
+	b = append(b, `,"prev_url":`...)
+	b = appendStringPtr(b, d.PrevURL)
+	b = append(b, `,"next_url":`...)
+	b = appendStringPtr(b, d.NextURL)
+	return append(b, `},"transcripts":`...)
+}
+
 func appendStringPtr(b []byte, s *string) []byte {
 	if s == nil {
 		return append(b, "null"...)
@@ -144,15 +205,23 @@ func appendStringPtr(b []byte, s *string) []byte {
 // control characters, <, >, &, invalid UTF-8, U+2028/9) by json.Marshal
 // itself.
 func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
+	if needsEscape(s) {
+		q, _ := json.Marshal(s)
+		return append(b, q...)
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// needsEscape reports whether encoding/json writes s other than as it is.
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return true
+		}
+	}
+	return false
 }
 
 // page renders a ListResult: items with their resource URLs, and

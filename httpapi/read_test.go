@@ -91,3 +91,30 @@ func TestGetSeesOtherProcessWrites(t *testing.T) {
 		t.Errorf("another project's key: %d %s", other.status, other.body)
 	}
 }
+
+// TestListAllocationBudget: a list page allocates a few small objects
+// per entry (an entry's audio URL, say), where it used to allocate each
+// record's 14 columns, a record, a ListItem, its URL and time strings.
+func TestListAllocationBudget(t *testing.T) {
+	const n = 60
+	f, _ := readFixture(t, benchStore(t, "sqlite"), n, small)
+	req := httptest.NewRequest("GET", "/v2/transcript?limit=100", nil)
+	req.Header.Set("Authorization", "k1")
+	w := &discardWriter{h: http.Header{}}
+	list := func() {
+		clear(w.h)
+		w.status, w.n = 0, 0
+		f.api.ServeHTTP(w, req)
+		if w.status != 200 || w.n < n*200 {
+			t.Fatalf("GET: status %d, %d bytes", w.status, w.n)
+		}
+	}
+	for range 3 {
+		list()
+	}
+	allocs := testing.AllocsPerRun(20, list)
+	t.Logf("%.0f allocations per page of %d entries", allocs, n)
+	if allocs > 5*n {
+		t.Errorf("a page of %d entries made %.0f allocations; want at most %d", n, allocs, 5*n)
+	}
+}

@@ -58,11 +58,17 @@ func (c *Cipher) Open(id string, sealed []byte) ([]byte, error) {
 // openTo is Open appending the plaintext to dst (a reused buffer, say),
 // which must not overlap sealed.
 func (c *Cipher) openTo(dst []byte, id string, sealed []byte) ([]byte, error) {
+	return c.openAAD(dst, id, []byte(id), sealed)
+}
+
+// openAAD is openTo with the additional data given as bytes (aad, the
+// bytes of what Seal bound); id names the record in errors.
+func (c *Cipher) openAAD(dst []byte, id string, aad, sealed []byte) ([]byte, error) {
 	n := c.aead.NonceSize()
 	if len(sealed) < n {
 		return nil, errors.New("transcribe: sealed data too short")
 	}
-	plain, err := c.aead.Open(dst, sealed[:n], sealed[n:], []byte(id))
+	plain, err := c.aead.Open(dst, sealed[:n], sealed[n:], aad)
 	if err != nil {
 		return nil, fmt.Errorf("transcribe: cannot decrypt record %s (wrong key?): %w", id, err)
 	}

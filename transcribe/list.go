@@ -51,6 +51,17 @@ type ListResult struct {
 	Newer string
 }
 
+// A PageStore is a Store that reads the fields of a list page alone
+// (storage/sqlite and storage/postgres implement it). List uses it when
+// the Store has it.
+type PageStore interface {
+	// ListPage is List, returning each record with Seq, ID, Status,
+	// Created, Completed and Summary alone set. The records may be
+	// shared with other calls (a Store's cache of pages): callers must
+	// not modify them.
+	ListPage(ctx context.Context, q ListQuery) ([]Record, error)
+}
+
 // List returns a page of the project's transcripts, newest first, within
 // Retention. A page costs one Store query and one small decryption per
 // entry, whatever the transcripts hold. Errors: *ParamError for a bad
@@ -84,7 +95,7 @@ func (s *Service) List(ctx context.Context, projectID string, o ListOptions) (*L
 		}
 		q.CreatedBefore = day.Add(24 * time.Hour)
 	}
-	recs, err := s.cfg.Store.List(ctx, q)
+	recs, err := s.listPage(ctx, q)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			field, id := "before_id", o.BeforeID
@@ -103,8 +114,11 @@ func (s *Service) List(ctx context.Context, projectID string, o ListOptions) (*L
 			recs = recs[:o.Limit]
 		}
 	}
-	for _, r := range recs {
-		sum, err := s.unsealSummary(r)
+	res.Entries = make([]ListEntry, 0, len(recs))
+	var bufs summaryBufs
+	for i := range recs {
+		r := &recs[i]
+		sum, err := s.unsealSummaryTo(&bufs, r)
 		if err != nil {
 			// One unreadable record (say, sealed under a lost key) must not
 			// hide the rest of the project's list.
@@ -122,4 +136,21 @@ func (s *Service) List(ctx context.Context, projectID string, o ListOptions) (*L
 		res.Newer = res.Entries[0].ID
 	}
 	return res, nil
+}
+
+// listPage reads the records of a page through the Store's ListPage, or
+// its List.
+func (s *Service) listPage(ctx context.Context, q ListQuery) ([]Record, error) {
+	if ps, ok := s.cfg.Store.(PageStore); ok {
+		return ps.ListPage(ctx, q)
+	}
+	full, err := s.cfg.Store.List(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	recs := make([]Record, len(full))
+	for i, r := range full {
+		recs[i] = *r
+	}
+	return recs, nil
 }

@@ -66,7 +66,9 @@ type summary struct {
 
 // summaryAAD binds a summary to its record id and keeps it apart from the
 // record's Data (so neither can be swapped for the other).
-func summaryAAD(id string) string { return id + "\x00summary" }
+func summaryAAD(id string) string { return id + summaryAADSuffix }
+
+const summaryAADSuffix = "\x00summary"
 
 // job is an unsealed record: the Store's metadata plus the sealed state.
 type job struct {
@@ -296,13 +298,20 @@ func splice(dst, pub []byte, rec *Record) ([]byte, bool) {
 	return out, true
 }
 
-// unsealSummary opens rec.Summary.
-func (s *Service) unsealSummary(rec *Record) (summary, error) {
+// summaryBufs are the buffers a list page opens its summaries with,
+// reused from one entry to the next.
+type summaryBufs struct{ plain, aad []byte }
+
+// unsealSummaryTo opens rec.Summary with bufs. The summary's strings do
+// not share them.
+func (s *Service) unsealSummaryTo(bufs *summaryBufs, rec *Record) (summary, error) {
 	var sum summary
-	b, err := s.cipher.Open(summaryAAD(rec.ID), rec.Summary)
+	bufs.aad = append(append(bufs.aad[:0], rec.ID...), summaryAADSuffix...)
+	b, err := s.cipher.openAAD(bufs.plain[:0], rec.ID, bufs.aad, rec.Summary)
 	if err != nil {
 		return sum, err
 	}
+	bufs.plain = b
 	if err := sum.decode(b); err != nil {
 		return sum, fmt.Errorf("transcribe: corrupt list entry %s: %v", rec.ID, err)
 	}

@@ -17,3 +17,13 @@ func TestReadStore(t *testing.T) {
 		return openTest(t, url, "reads"), openTest(t, url, "reads")
 	})
 }
+
+// TestPageStore: ListPage on two Stores sharing one database (two
+// processes).
+func TestPageStore(t *testing.T) {
+	t.Parallel()
+	url := testservices.Postgres(t)
+	transcribetest.RunPageStoreTests(t, func(t *testing.T) (transcribe.Store, transcribe.Store) {
+		return openTest(t, url, "pages"), openTest(t, url, "pages")
+	})
+}

@@ -19,6 +19,14 @@ type readStmts struct {
 	// unless is GetUnlessSummary's: the record, then its data unless the
 	// stored summary is ?2 (then an empty blob), then whether it was.
 	unless *sql.Stmt
+
+	mu     sync.Mutex
+	closed bool
+	// pages are ListPage's statements by their SQL (a few dozen shapes
+	// at most: one per combination of filters).
+	pages map[string]*sql.Stmt
+	// cache is ListPage's cache of pages (pagecache.go).
+	cache pageCache
 }
 
 // readStmts returns the read statements, preparing them the first time.
@@ -32,12 +40,45 @@ func (s *Store) readStmts() (*readStmts, error) {
 	return rs, rs.err
 }
 
-// close closes the statements prepared.
+// errClosed is the error of a read after Close.
+var errClosed = errors.New("sqlite: the store is closed")
+
+// close closes the statements prepared and the page cache's connection.
 func (rs *readStmts) close() {
-	rs.once.Do(func() { rs.err = errors.New("sqlite: the store is closed") })
+	rs.once.Do(func() { rs.err = errClosed })
 	if rs.unless != nil {
 		rs.unless.Close()
 	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.closed = true
+	for _, st := range rs.pages {
+		st.Close()
+	}
+	rs.cache.close()
+}
+
+// pageStmt returns the prepared statement of query, preparing it the
+// first time.
+func (s *Store) pageStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	rs := &s.read
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.closed {
+		return nil, errClosed
+	}
+	if st, ok := rs.pages[query]; ok {
+		return st, nil
+	}
+	st, err := s.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if rs.pages == nil {
+		rs.pages = map[string]*sql.Stmt{}
+	}
+	rs.pages[query] = st
+	return st, nil
 }
 
 // withExtra scans one more column after the ones it is asked for.

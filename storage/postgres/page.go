@@ -1,0 +1,100 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
+
+var _ transcribe.PageStore = (*Store)(nil)
+
+// pageCols are the columns ListPage reads.
+const pageCols = `seq, id, status, created, completed, summary`
+
+// ListPage implements transcribe.PageStore: List's query (the same
+// filters and order) reading the six columns of a list entry, each row
+// scanned into a slice of records (no record allocated per row).
+func (s *Store) ListPage(ctx context.Context, q transcribe.ListQuery) ([]transcribe.Record, error) {
+	if q.ProjectID == "" {
+		return nil, errors.New("postgres: ListPage: ProjectID is required")
+	}
+	if err := s.checkList(q); err != nil {
+		return nil, err
+	}
+	query, args := listQuery(q)
+	query = `SELECT ` + pageCols + query[len(`SELECT `+summaryCols):]
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, s.fail("listing transcripts", err)
+	}
+	defer rows.Close()
+	out := make([]transcribe.Record, 0, max(q.Limit, 0))
+	var (
+		status        string
+		created, done pgtype.Timestamptz
+	)
+	for rows.Next() {
+		out = append(out, transcribe.Record{})
+		r := &out[len(out)-1]
+		if err := rows.Scan(&r.Seq, &r.ID, &status, &created, &done, &r.Summary); err != nil {
+			return nil, s.fail("listing transcripts", err)
+		}
+		r.Status = transcribe.Status(status)
+		r.Created, r.Completed = unstamp(created), unstamp(done)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("listing transcripts", err)
+	}
+	if err := s.checkCursors(ctx, q, len(out)); err != nil {
+		return nil, err
+	}
+	if q.AfterID != "" {
+		slices.Reverse(out)
+	}
+	return out, nil
+}
+
+// checkList is List's check of a query's fields.
+func (s *Store) checkList(q transcribe.ListQuery) error {
+	for _, f := range [][2]string{{"ProjectID", q.ProjectID}, {"Status", string(q.Status)}} {
+		if err := checkText(f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	for _, id := range []string{q.BeforeID, q.AfterID} {
+		if id != "" && !storable(id) {
+			return fmt.Errorf("postgres: cursor %q in project %s: %w", id, q.ProjectID, transcribe.ErrNotFound)
+		}
+	}
+	if s.closed.Load() {
+		return errClosed("ListPage")
+	}
+	return nil
+}
+
+// checkCursors is List's check that an empty page with a cursor has a
+// cursor of the project's (else ErrNotFound).
+func (s *Store) checkCursors(ctx context.Context, q transcribe.ListQuery, n int) error {
+	if n > 0 || (q.BeforeID == "" && q.AfterID == "") {
+		return nil
+	}
+	var found int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM transcripts WHERE project_id = $1 AND id = ANY($2)`,
+		q.ProjectID, slices.DeleteFunc([]string{q.BeforeID, q.AfterID}, func(id string) bool { return id == "" })).Scan(&found)
+	if err != nil {
+		return s.fail("looking up the list cursor", err)
+	}
+	want := 1
+	if q.BeforeID != "" && q.AfterID != "" && q.BeforeID != q.AfterID {
+		want = 2
+	}
+	if found < want {
+		return fmt.Errorf("postgres: cursor %q/%q is not a transcript of project %s: %w", q.BeforeID, q.AfterID, q.ProjectID, transcribe.ErrNotFound)
+	}
+	return nil
+}
