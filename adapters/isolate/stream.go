@@ -1,9 +1,13 @@
 package isolate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"strconv"
+	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
 )
@@ -144,4 +148,45 @@ func (st *Stream) Close() error {
 		return nil
 	}
 	return err
+}
+
+// CPUTime reports the CPU time (user and system) that the stream's worker
+// process has used since it started, from /proc/<pid>/stat (10 ms
+// resolution); ok is false where that cannot be read (not Linux) and once
+// the stream has ended. The worker serves only this stream while it is
+// open, so the difference between two readings is the stream's own CPU:
+// realtime's metering (realtime.Meter) charges it to the session, which
+// waiting for a reply cannot tell (Write returns before the worker
+// decodes).
+func (st *Stream) CPUTime() (time.Duration, bool) {
+	if st.closed || st.w == nil || st.err != nil {
+		return 0, false
+	}
+	return procCPU(st.w.pid)
+}
+
+// procCPU reads utime + stime of a process from /proc/<pid>/stat, in
+// clock ticks of 1/100 s (USER_HZ, fixed at 100 for /proc).
+func procCPU(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// "pid (comm) state ppid ...": comm may hold spaces and parentheses,
+	// so the fields are counted after the last ')'; utime and stime are
+	// the 14th and 15th fields, the 12th and 13th after it.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	u, err1 := strconv.ParseInt(string(f[11]), 10, 64)
+	s, err2 := strconv.ParseInt(string(f[12]), 10, 64)
+	if err1 != nil || err2 != nil || u < 0 || s < 0 {
+		return 0, false
+	}
+	return time.Duration(u+s) * 10 * time.Millisecond, true
 }
