@@ -14,7 +14,8 @@
 //   - New(Config) starts the first worker, asks it for the engine's
 //     features, and returns a *Recognizer implementing
 //     transcribe.Recognizer and transcribe.StreamRecognizer: Recognize,
-//     NewStream (whose Stream has Write, Partial, EndUtterance, Close),
+//     NewStream (whose Stream has Write, Partial, EndUtterance, Close, and
+//     CPUTime: its worker's CPU time, for admission control),
 //     Features, Warm, Stats and Close.
 //   - A worker that dies while it holds work fails that work with a
 //     *CrashError, which wraps transcribe.ErrEngineCrashed and reads
