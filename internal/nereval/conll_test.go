@@ -28,8 +28,8 @@ type conllDoc struct {
 // punctOnly reports whether a CoNLL token is punctuation written apart
 // that belongs to the word before it.
 func punctOnly(tok string) bool {
-	switch tok {
-	case ".", ",", ":", ";", "?", "!", ")", "'s", "'", "%", "n't":
+	switch strings.ToLower(tok) {
+	case ".", ",", ":", ";", "?", "!", ")", "'s", "'", "%", "n't", "'m", "'re", "'ve", "'ll", "'d":
 		return true
 	}
 	return false

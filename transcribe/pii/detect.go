@@ -24,6 +24,11 @@ type Detector struct {
 	// Region is the ISO 3166 region used to read phone numbers written
 	// without a country code. Default "US".
 	Region string
+	// RulesOnly leaves out the learned named-entity tagger (package
+	// transcribe/pii/ner): people, places and organisations come from the
+	// gazetteers and cues alone, as before the tagger (the baseline of
+	// internal/nereval).
+	RulesOnly bool
 }
 
 // Priorities decide between overlapping candidates: the higher wins, then
@@ -53,6 +58,8 @@ type run struct {
 	ws    []transcribe.Word
 	t     []tok
 	cands []cand
+	// gazFrom, gazTo delimit the gazetteers' candidates in cands.
+	gazFrom, gazTo int
 }
 
 func (r *run) add(typ string, from, to, prio int) {
@@ -104,7 +111,10 @@ func (d Detector) Spans(ws []transcribe.Word) []Span {
 	r.dates()
 	r.cues()
 	r.names()
+	r.gazFrom = len(r.cands)
 	r.gazetteers()
+	r.gazTo = len(r.cands)
+	r.tagger()
 	r.places()
 	return r.resolve()
 }
@@ -140,6 +150,21 @@ func spanText(ws []transcribe.Word) string {
 	return s
 }
 
+// partOf reports whether location s, right after location p, is where p
+// is: a region ("Chicago, Illinois"), or either is an address or ZIP code
+// (has digits, "123 Main Street, Springfield"). Two places side by side
+// stay two ("The Oval, London").
+func (r *run) partOf(p, s Span) bool {
+	for k := p.From; k < s.To; k++ {
+		if hasDigit(r.t[k].core) {
+			return true
+		}
+	}
+	return regionSet[strings.Join(keysOf(r, s.From, s.To-s.From), " ")]
+}
+
+var regionSet = set(regions)
+
 // resolve picks non-overlapping candidates and merges neighbours.
 func (r *run) resolve() []Span {
 	cs := r.cands
@@ -172,7 +197,7 @@ next:
 	for _, s := range out {
 		if n := len(merged); n > 0 {
 			p := &merged[n-1]
-			if p.To == s.From && p.Type == s.Type && (s.Type == "location" || s.Type == "date") && r.t[p.From].side == r.t[s.From].side {
+			if p.To == s.From && p.Type == s.Type && (s.Type == "date" || s.Type == "location" && r.partOf(*p, s)) && r.t[p.From].side == r.t[s.From].side {
 				_, _, trail := splitPunct(r.ws[p.To-1].Text)
 				if !strings.ContainsAny(trail, ".?!;") {
 					p.To = s.To

@@ -81,7 +81,9 @@ const titles = `mr mrs ms miss dr doctor prof professor sir madam mister officer
 president captain nurse reverend father`
 
 // countries, US states and large cities; multi-word entries joined by '_'.
-const locations = `afghanistan albania algeria argentina armenia australia austria azerbaijan
+// regions are countries, continents and US states: a region after a
+// place belongs to it ("Chicago, Illinois").
+const regions = `afghanistan albania algeria argentina armenia australia austria azerbaijan
 bahamas bangladesh belarus belgium bolivia bosnia brazil bulgaria cambodia cameroon canada chile
 china colombia croatia cuba cyprus denmark ecuador egypt england estonia ethiopia finland france
 germany ghana greece guatemala haiti honduras hungary iceland india indonesia iran iraq ireland
@@ -99,8 +101,13 @@ idaho illinois indiana iowa kansas kentucky louisiana maine maryland massachuset
 minnesota mississippi missouri montana nebraska nevada ohio oklahoma oregon pennsylvania
 tennessee texas utah vermont virginia washington wisconsin wyoming new_hampshire new_jersey
 new_mexico new_york north_carolina north_dakota rhode_island south_carolina south_dakota
-west_virginia
-london paris tokyo berlin madrid rome moscow beijing shanghai mumbai delhi sydney melbourne
+west_virginia`
+
+// locations are the place names of the gazetteer: regions and cities.
+const locations = regions + "\n" + cities
+
+// cities are large cities and other places below a region.
+const cities = `london paris tokyo berlin madrid rome moscow beijing shanghai mumbai delhi sydney melbourne
 toronto vancouver montreal ottawa chicago boston houston dallas austin seattle denver atlanta
 miami philadelphia phoenix detroit portland baltimore nashville memphis cleveland pittsburgh
 cincinnati minneapolis orlando sacramento oakland tampa charlotte raleigh richmond milwaukee
