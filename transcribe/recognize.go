@@ -31,25 +31,39 @@ type piece struct {
 
 // cutPieces cuts channel ch's frames [lo, hi) into pieces of at most
 // maxLen, at pauses (SplitAtPauses over a window read from the spool at a
-// time, so memory does not grow with the audio).
-func cutPieces(sp *Spool, ch int, lo, hi int64, maxLen, whole time.Duration) ([]piece, error) {
+// time, so memory does not grow with the audio). With servers > 1 (an
+// engine pool's capacity) the pieces are as many as maxLen needs rounded
+// up to a multiple of servers, of about equal length, so that the last
+// round of pieces keeps every server busy.
+func cutPieces(sp *Spool, ch int, lo, hi int64, maxLen, whole time.Duration, servers int) ([]piece, error) {
 	rate := int64(sp.SampleRate)
 	if hi-lo <= int64(whole.Seconds()*float64(rate)) {
 		return []piece{{ch, lo, hi}}, nil
 	}
 	maxN := int64(maxLen.Seconds() * float64(rate))
+	parts := int64(0)
+	if servers > 1 {
+		k := (hi - lo + maxN - 1) / maxN
+		parts = (k + int64(servers) - 1) / int64(servers) * int64(servers)
+	}
 	var out []piece
 	buf := make([]int16, maxN+1)
 	for p := lo; p < hi; {
-		if hi-p <= maxN {
+		limit := maxN
+		if left := parts - int64(len(out)); left > 0 {
+			// An equal share of what is left: the cut falls at a pause
+			// a little before it, and later shares take up the rest.
+			limit = min(maxN, (hi-p+left-1)/left)
+		}
+		if hi-p <= limit {
 			out = append(out, piece{ch, p, hi})
 			break
 		}
-		n, err := sp.Read(ch, p, buf)
+		n, err := sp.Read(ch, p, buf[:limit+1])
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		spans := SplitAtPauses(buf[:n], sp.SampleRate, maxLen)
+		spans := SplitAtPauses(buf[:n], sp.SampleRate, time.Duration(limit)*time.Second/time.Duration(rate))
 		cut := p + int64(spans[0].End)
 		if len(spans) < 2 || cut <= p {
 			cut = p + int64(n)
@@ -101,8 +115,12 @@ func recognizePieces(ctx context.Context, rec Recognizer, sp *Spool, lo, hi int6
 		whole = maxLen
 	}
 	var pieces []piece
+	servers := 0
+	if c, ok := engineOf(rec).(capacityReporter); ok {
+		servers = c.Capacity()
+	}
 	for c := 0; c < sp.Channels(); c++ {
-		ps, err := cutPieces(sp, c, lo, hi, maxLen, whole)
+		ps, err := cutPieces(sp, c, lo, hi, maxLen, whole, servers)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -181,11 +199,16 @@ type capacityReporter interface{ Capacity() int }
 // more would only wait for a slot), otherwise parallel
 // (Config.PieceParallelism).
 func piecesAtOnce(rec Recognizer, parallel int) int {
-	if p, ok := rec.(patientRecognizer); ok {
-		rec = p.Recognizer
-	}
-	if c, ok := rec.(capacityReporter); ok && c.Capacity() > 0 {
+	if c, ok := engineOf(rec).(capacityReporter); ok && c.Capacity() > 0 {
 		return c.Capacity()
 	}
 	return parallel
+}
+
+// engineOf is the engine's recognizer under the Service's wrapper.
+func engineOf(rec Recognizer) Recognizer {
+	if p, ok := rec.(patientRecognizer); ok {
+		return p.Recognizer
+	}
+	return rec
 }

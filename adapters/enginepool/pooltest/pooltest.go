@@ -1,8 +1,8 @@
 // Package pooltest holds fake whisper.cpp servers for the tests and
 // benchmarks of engine pools (adapters/enginepool): HTTP servers on
 // loopback that, like whisper-server, transcribe one request at a time (a
-// global mutex) and answer GET /health, taking a fixed time per request,
-// and that count how many requests they hold at once. A server can be
+// global mutex) and answer GET /health, taking a fixed time per request
+// and, if asked, a time per second of audio, and that count how many requests they hold at once. A server can be
 // killed (its listener and connections closed, requests in flight broken
 // off), restarted on the same address, or made to answer 503 as while it
 // loads its model.
@@ -32,8 +32,11 @@ type Server struct {
 	// URL is the server's root, as whispercpp.Config.URL takes it.
 	URL string
 	// Delay is how long each transcription takes, under the server's
-	// mutex.
-	Delay time.Duration
+	// mutex, plus PerSecond for each second of the uploaded WAV's audio
+	// (a real engine's time grows with the audio). Set them before the
+	// first request.
+	Delay     time.Duration
+	PerSecond time.Duration
 
 	addr    string
 	mu      sync.Mutex // whisper-server's: one transcription at a time
@@ -162,7 +165,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	secs := wavSeconds(f)
 	f.Close()
 	s.mu.Lock()
-	t := time.NewTimer(s.Delay)
+	t := time.NewTimer(s.Delay + time.Duration(secs*float64(s.PerSecond)))
 	select {
 	case <-t.C:
 	case <-r.Context().Done():
