@@ -16,6 +16,11 @@
 //   - Default returns the Classifier built from the embedded data;
 //     Classifier.Classify labels a text, Classifier.Detect a transcript,
 //     Classifier.Labels lists the 698 labels.
+//   - Classifier.KeywordLabels ranks stems by the keyword profiles alone,
+//     without the family model (the scoring before it): a signal that
+//     grows smoothly with every keyword, for comparing short spans with
+//     each other (chapter segmentation in transcribe/analysis/summary);
+//     what users get (iab_categories_result) is Classify's.
 //
 // # Result
 //
