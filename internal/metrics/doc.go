@@ -13,7 +13,9 @@
 //     read from the shared store at each scrape
 //     (transcribe.Service.JobCounts); InstrumentPool counts a pooled
 //     recognizer's decoders in use; WatchWorkers reads an isolated
-//     engine's worker processes; Handler serves /metrics.
+//     engine's worker processes; EngineServers is the per-server hook of
+//     a remote engine's pool (openai.Config.OnServer,
+//     whispercpp.Config.OnServer); Handler serves /metrics.
 //   - NewHealth(HealthConfig) returns *Health: Live serves /healthz (the
 //     process answers), Ready serves /readyz (every Check passes, else 503
 //     with each failing check's reason). StoreCheck, BlobCheck and
@@ -35,6 +37,10 @@
 //	jobs{status}                               queued and processing jobs in the shared store (gauge, read per scrape)
 //	decoders_in_use{pool}, decoders{pool}      pooled decoders busy, and the pool's size
 //	engine_up{engine}                          1 while the engine passes its health check, else 0 (read per scrape)
+//	engine_server_requests_in_flight{engine,server}, engine_server_requests_total{engine,server,outcome},
+//	engine_server_up{engine,server}            each server of a remote engine's pool (adapters/enginepool):
+//	                                           requests given to it now, requests ended (ok, refused, error,
+//	                                           unavailable, canceled), 1 while in use / 0 while skipped as down
 //	engine_processes{pool}, engine_processes_idle{pool}, engine_process_crashes_total{pool},
 //	engine_process_restarts_total{pool}        worker processes of isolated engines (adapters/isolate)
 //	realtime_sessions_active                   streaming sessions holding a recognizer stream

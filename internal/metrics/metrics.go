@@ -61,6 +61,8 @@ type Metrics struct {
 
 	poolInUse *prometheus.GaugeVec
 	poolSize  *prometheus.GaugeVec
+
+	servers serverVecs // servers.go
 }
 
 // Latency buckets, in seconds.

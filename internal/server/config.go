@@ -58,8 +58,11 @@ type Config struct {
 	// OpenAI-compatible server are added when their URL is set.
 	Engine          string // EARSHOT_ENGINE: the default engine: pocketsphinx (default), whispercpp or openai
 	InProcessEngine bool   // EARSHOT_ENGINE_IN_PROCESS: run pocketsphinx in the server process instead of supervised worker processes
-	WhisperCppURL   string // EARSHOT_WHISPERCPP_URL: a whisper.cpp server (its /inference endpoint)
-	OpenAIURL       string // EARSHOT_OPENAI_URL: an OpenAI-compatible API root, e.g. http://127.0.0.1:8000/v1
+	WhisperCppURL   string // EARSHOT_WHISPERCPP_URL: whisper.cpp servers, comma-separated (a pool: adapters/enginepool)
+	OpenAIURL       string // EARSHOT_OPENAI_URL: OpenAI-compatible API roots, comma-separated, e.g. http://127.0.0.1:8000/v1
+	// EARSHOT_WHISPERCPP_CONCURRENCY, EARSHOT_OPENAI_CONCURRENCY: requests
+	// each server is given at once (defaults 1, and 0 for no limit).
+	WhisperCppConcurrency, OpenAIConcurrency int
 	OpenAIModel     string // EARSHOT_OPENAI_MODEL: the model the OpenAI-compatible server runs, e.g. Systran/faster-whisper-small
 	OpenAIKey       string // EARSHOT_OPENAI_KEY: its API key, if it needs one
 	OpenAIDetect    string // EARSHOT_OPENAI_DETECT_LANGUAGE: the "language" value that asks the OpenAI-compatible server to detect (default: the field left out)
@@ -134,8 +137,8 @@ func ParseConfig(args []string) (*Config, error) {
 		def              string
 	}{
 		{&c.Engine, "engine", "EARSHOT_ENGINE", "the default speech engine: pocketsphinx, whispercpp or openai", "pocketsphinx"},
-		{&c.WhisperCppURL, "whispercpp-url", "EARSHOT_WHISPERCPP_URL", "URL of a whisper.cpp server, e.g. http://127.0.0.1:8081", ""},
-		{&c.OpenAIURL, "openai-url", "EARSHOT_OPENAI_URL", "API root of an OpenAI-compatible transcription server, e.g. http://127.0.0.1:8000/v1", ""},
+		{&c.WhisperCppURL, "whispercpp-url", "EARSHOT_WHISPERCPP_URL", "URLs of whisper.cpp servers, comma-separated, e.g. http://127.0.0.1:8081,http://127.0.0.1:8082", ""},
+		{&c.OpenAIURL, "openai-url", "EARSHOT_OPENAI_URL", "API roots of OpenAI-compatible transcription servers, comma-separated, e.g. http://127.0.0.1:8000/v1", ""},
 		{&c.OpenAIModel, "openai-model", "EARSHOT_OPENAI_MODEL", "model name for the OpenAI-compatible server", ""},
 		{&c.OpenAIKey, "openai-key", "EARSHOT_OPENAI_KEY", "API key for the OpenAI-compatible server", ""},
 		{&c.OpenAIDetect, "openai-detect-language", "EARSHOT_OPENAI_DETECT_LANGUAGE", "language value that asks the OpenAI-compatible server to detect the language, e.g. auto for whisper-server (default: the field is left out)", ""},
@@ -168,6 +171,8 @@ func ParseConfig(args []string) (*Config, error) {
 	}{
 		{&c.Workers, "workers", "EARSHOT_WORKERS", 0, "jobs processed at once; 0 = one per CPU"},
 		{&c.Decoders, "decoders", "EARSHOT_DECODERS", 0, "pooled recognizer decoders for batch jobs; 0 = one per worker"},
+		{&c.WhisperCppConcurrency, "whispercpp-concurrency", "EARSHOT_WHISPERCPP_CONCURRENCY", 1, "requests each whisper.cpp server is given at once"},
+		{&c.OpenAIConcurrency, "openai-concurrency", "EARSHOT_OPENAI_CONCURRENCY", 0, "requests each OpenAI-compatible server is given at once; 0 = no limit"},
 		{&c.StreamDecoders, "stream-decoders", "EARSHOT_STREAM_DECODERS", 0, "recognizer decoders for streaming sessions, one per live session; 0: as many as the cores could carry (sessions are admitted by measured load)"},
 		{&c.RealtimeLimit, "realtime-sessions", "EARSHOT_REALTIME_SESSIONS", 32, "concurrent streaming sessions per project"},
 		{&c.RateBurst, "rate-burst", "EARSHOT_RATE_BURST", 100, "requests per project at once, across every endpoint and listener"},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/earshot-dev/earshot/adapters/enginepool"
 	"github.com/earshot-dev/earshot/adapters/isolate"
 	"github.com/earshot-dev/earshot/adapters/openai"
 	"github.com/earshot-dev/earshot/adapters/pocketsphinx"
@@ -17,13 +18,18 @@ import (
 )
 
 // buildEngines returns the configured speech engines, the default first:
-// pocketsphinx (always; it also serves streaming), a whisper.cpp server
-// (EARSHOT_WHISPERCPP_URL) and an OpenAI-compatible server
+// pocketsphinx (always; it also serves streaming), whisper.cpp servers
+// (EARSHOT_WHISPERCPP_URL) and OpenAI-compatible servers
 // (EARSHOT_OPENAI_URL), each named after its kind so that speech_model
-// selects it ("pocketsphinx", "whispercpp", "openai"). Language detection
-// on the OpenAI-compatible server sends EARSHOT_OPENAI_DETECT_LANGUAGE as
-// the language (default: none; see openai.Config.DetectLanguage).
-func buildEngines(cfg *Config, pocket transcribe.Recognizer) ([]transcribe.Engine, error) {
+// selects it ("pocketsphinx", "whispercpp", "openai"). Each URL variable
+// takes a comma-separated list: the servers form a pool
+// (adapters/enginepool), each given EARSHOT_WHISPERCPP_CONCURRENCY
+// (default 1) or EARSHOT_OPENAI_CONCURRENCY (default 0, no limit)
+// requests at once, with per-server metrics from hook(engine) when it
+// gives one. Language detection on the OpenAI-compatible server sends
+// EARSHOT_OPENAI_DETECT_LANGUAGE as the language (default: none; see
+// openai.Config.DetectLanguage).
+func buildEngines(cfg *Config, pocket transcribe.Recognizer, hook func(engine string) func(enginepool.Event)) ([]transcribe.Engine, error) {
 	var langs []string
 	for _, l := range strings.Split(cfg.EngineLanguages, ",") {
 		if l = strings.TrimSpace(l); l != "" {
@@ -32,15 +38,16 @@ func buildEngines(cfg *Config, pocket transcribe.Recognizer) ([]transcribe.Engin
 	}
 	engines := []transcribe.Engine{{Name: "pocketsphinx", Recognizer: pocket}}
 	if cfg.WhisperCppURL != "" {
-		r, err := whispercpp.New(whispercpp.Config{URL: cfg.WhisperCppURL, Languages: langs})
+		r, err := whispercpp.New(whispercpp.Config{URLs: urlList(cfg.WhisperCppURL), Languages: langs, Concurrency: max(cfg.WhisperCppConcurrency, 1),
+			OnServer: hook("whispercpp")})
 		if err != nil {
 			return nil, fmt.Errorf("EARSHOT_WHISPERCPP_URL: %w", err)
 		}
 		engines = append(engines, transcribe.Engine{Name: "whispercpp", Recognizer: r})
 	}
 	if cfg.OpenAIURL != "" {
-		r, err := openai.New(openai.Config{BaseURL: cfg.OpenAIURL, Model: cfg.OpenAIModel, APIKey: cfg.OpenAIKey, Languages: langs,
-			DetectLanguage: strings.TrimSpace(cfg.OpenAIDetect)})
+		r, err := openai.New(openai.Config{BaseURLs: urlList(cfg.OpenAIURL), Model: cfg.OpenAIModel, APIKey: cfg.OpenAIKey, Languages: langs,
+			DetectLanguage: strings.TrimSpace(cfg.OpenAIDetect), Concurrency: cfg.OpenAIConcurrency, OnServer: hook("openai")})
 		if err != nil {
 			return nil, fmt.Errorf("EARSHOT_OPENAI_URL: %w", err)
 		}
@@ -53,6 +60,42 @@ func buildEngines(cfg *Config, pocket transcribe.Recognizer) ([]transcribe.Engin
 		}
 	}
 	return engines, nil
+}
+
+// urlList splits a comma-separated list of URLs; an empty item stays, so
+// that the adapter names it ("a,,b" is a mistake, not two servers).
+func urlList(s string) []string {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+	}
+	return parts
+}
+
+// serverHook is the per-server metrics hook of a remote engine's pool;
+// nil without metrics.
+func (o *ops) serverHook(engine string) func(enginepool.Event) {
+	if o.m == nil {
+		return nil
+	}
+	return o.m.EngineServers(engine)
+}
+
+// jobWorkers is how many jobs the Service runs at once: EARSHOT_WORKERS,
+// or one per CPU, or the capacity of the remote engines' pools when that
+// is more (a job on a remote engine mostly waits for it, and fewer
+// workers would leave servers idle).
+func jobWorkers(cfg *Config, engines []transcribe.Engine) int {
+	if cfg.Workers != 0 {
+		return cfg.Workers
+	}
+	n := 0
+	for _, e := range engines {
+		if c, ok := e.Recognizer.(interface{ Capacity() int }); ok {
+			n += c.Capacity()
+		}
+	}
+	return max(runtime.NumCPU(), n)
 }
 
 // The pocketsphinx engine is registered for isolated worker processes in

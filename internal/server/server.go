@@ -192,7 +192,7 @@ func Run(ctx context.Context, cfg *Config) error {
 			return fmt.Errorf("EARSHOT_EU_PUBLIC_URL: %w", err)
 		}
 	}
-	engines, err := buildEngines(cfg, batch)
+	engines, err := buildEngines(cfg, batch, ops.serverHook)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func Run(ctx context.Context, cfg *Config) error {
 			Store: r.store, Blobs: r.blobs, Engines: engines, Decoder: dec, Key: key, Notifier: hooks,
 			Stages:           pipeline.Default(po),
 			AllowPrivateURLs: cfg.AllowPrivate,
-			Workers:          cfg.Workers,
+			Workers:          jobWorkers(cfg, engines),
 			Lease:            cfg.JobLease,
 			OutageWindow:     cfg.OutageWindow,
 			Retention:        cfg.Retention,
