@@ -63,10 +63,10 @@ type Config struct {
 	// EARSHOT_WHISPERCPP_CONCURRENCY, EARSHOT_OPENAI_CONCURRENCY: requests
 	// each server is given at once (defaults 1, and 0 for no limit).
 	WhisperCppConcurrency, OpenAIConcurrency int
-	OpenAIModel     string // EARSHOT_OPENAI_MODEL: the model the OpenAI-compatible server runs, e.g. Systran/faster-whisper-small
-	OpenAIKey       string // EARSHOT_OPENAI_KEY: its API key, if it needs one
-	OpenAIDetect    string // EARSHOT_OPENAI_DETECT_LANGUAGE: the "language" value that asks the OpenAI-compatible server to detect (default: the field left out)
-	EngineLanguages string // EARSHOT_ENGINE_LANGUAGES: languages the remote engines transcribe, comma-separated (default: all of whisper's)
+	OpenAIModel                              string // EARSHOT_OPENAI_MODEL: the model the OpenAI-compatible server runs, e.g. Systran/faster-whisper-small
+	OpenAIKey                                string // EARSHOT_OPENAI_KEY: its API key, if it needs one
+	OpenAIDetect                             string // EARSHOT_OPENAI_DETECT_LANGUAGE: the "language" value that asks the OpenAI-compatible server to detect (default: the field left out)
+	EngineLanguages                          string // EARSHOT_ENGINE_LANGUAGES: languages the remote engines transcribe, comma-separated (default: all of whisper's)
 
 	// Summaries and chapter titles from an OpenAI-compatible chat model
 	// (optional; the built-in extractive method otherwise and as fall-back).
