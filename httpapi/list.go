@@ -141,13 +141,13 @@ func (a *API) appendPage(b []byte, res *transcribe.ListResult, o transcribe.List
 		b = append(b, `,"status":`...)
 		b = appendString(b, string(e.Status))
 		b = append(b, `,"created":"`...)
-		b = e.Created.UTC().AppendFormat(b, TimeLayout) // digits and -T:. alone
+		b = appendTime(b, e.Created) // digits and -T:. alone
 		b = append(b, `","completed":`...)
 		if e.Completed.IsZero() {
 			b = append(b, "null"...)
 		} else {
 			b = append(b, '"')
-			b = e.Completed.UTC().AppendFormat(b, TimeLayout)
+			b = appendTime(b, e.Completed)
 			b = append(b, '"')
 		}
 		b = append(b, `,"audio_url":`...)
@@ -157,6 +157,39 @@ func (a *API) appendPage(b []byte, res *transcribe.ListResult, o transcribe.List
 		b = append(b, '}')
 	}
 	return append(b, "]}"...)
+}
+
+// appendTime appends t in TimeLayout, in UTC, as wire.Time formats it.
+func appendTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(b, TimeLayout)
+	}
+	hour, min, sec := t.Clock()
+	b = appendDigits(b, year, 4)
+	b = append(b, '-')
+	b = appendDigits(b, int(month), 2)
+	b = append(b, '-')
+	b = appendDigits(b, day, 2)
+	b = append(b, 'T')
+	b = appendDigits(b, hour, 2)
+	b = append(b, ':')
+	b = appendDigits(b, min, 2)
+	b = append(b, ':')
+	b = appendDigits(b, sec, 2)
+	b = append(b, '.')
+	return appendDigits(b, t.Nanosecond()/1000, 6)
+}
+
+// appendDigits appends v, 0 <= v < 10^n, in n digits.
+func appendDigits(b []byte, v, n int) []byte {
+	b = append(b, "000000"[:n]...)
+	for i := len(b) - 1; v > 0; i-- {
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return b
 }
 
 // appendConcat is appendString of the concatenation of parts, without

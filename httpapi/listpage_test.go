@@ -19,7 +19,12 @@ func TestAppendPage(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	pick := func() string { return strs[r.IntN(len(strs))] }
 	zones := []*time.Location{time.UTC, time.FixedZone("x", -7*3600), time.FixedZone("y", 5*3600+1800)}
+	edges := []time.Time{time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 14, 0, 0, 0, 999, time.UTC)}
 	when := func() time.Time {
+		if r.IntN(10) == 0 {
+			return edges[r.IntN(len(edges))]
+		}
 		return time.Unix(r.Int64N(4e9), r.Int64N(1e9)).In(zones[r.IntN(len(zones))])
 	}
 	for _, origin := range []string{"http://127.0.0.1:8080", "https://api.example.com", "http://[::1]:9"} {

@@ -19,6 +19,14 @@ const pageCols = `seq, id, status, created, completed, summary`
 // ListPage implements transcribe.PageStore: List's query (the same
 // filters and order) reading the six columns of a list entry, each row
 // scanned into a slice of records (no record allocated per row).
+//
+// Pages are kept (pagecache.Cache) under the server's current snapshot
+// (pg_current_snapshot: the next transaction id and those in progress),
+// read before the page is queried. While a later read gives the same
+// snapshot, no transaction has started writing or ended since, in any
+// process or database of the server, so the page is still what the
+// query would return; any write changes it. A server that cannot tell
+// (before PostgreSQL 13) is queried every time.
 func (s *Store) ListPage(ctx context.Context, q transcribe.ListQuery) ([]transcribe.Record, error) {
 	if q.ProjectID == "" {
 		return nil, errors.New("postgres: ListPage: ProjectID is required")
@@ -26,6 +34,22 @@ func (s *Store) ListPage(ctx context.Context, q transcribe.ListQuery) ([]transcr
 	if err := s.checkList(q); err != nil {
 		return nil, err
 	}
+	var ver string
+	verr := s.pool.QueryRow(ctx, `SELECT pg_current_snapshot()::text`).Scan(&ver)
+	if verr == nil {
+		if recs, ok := s.pages.Get(ver, q); ok {
+			return recs, nil
+		}
+	}
+	recs, err := s.listPage(ctx, q)
+	if err == nil && verr == nil {
+		s.pages.Put(ver, q, recs)
+	}
+	return recs, err
+}
+
+// listPage reads a page from the database.
+func (s *Store) listPage(ctx context.Context, q transcribe.ListQuery) ([]transcribe.Record, error) {
 	query, args := listQuery(q)
 	query = `SELECT ` + pageCols + query[len(`SELECT `+summaryCols):]
 	rows, err := s.pool.Query(ctx, query, args...)

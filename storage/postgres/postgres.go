@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/earshot-dev/earshot/storage/internal/pagecache"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/webhook"
 )
@@ -34,6 +35,10 @@ type Store struct {
 
 	closed    atomic.Bool
 	closeOnce sync.Once
+
+	// pages are ListPage's pages, kept while the snapshot is the same
+	// (page.go).
+	pages pagecache.Cache
 }
 
 var (

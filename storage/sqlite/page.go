@@ -32,13 +32,13 @@ func (s *Store) ListPage(ctx context.Context, q transcribe.ListQuery) ([]transcr
 	c := &s.read.cache
 	v, verr := c.dataVersion(ctx, s.path)
 	if verr == nil {
-		if recs, ok := c.get(v, q); ok {
+		if recs, ok := c.Get(v, q); ok {
 			return recs, nil
 		}
 	}
 	recs, err := s.listPage(ctx, q)
 	if err == nil && verr == nil {
-		c.put(v, q, recs)
+		c.Put(v, q, recs)
 	}
 	return recs, err
 }
