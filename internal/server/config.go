@@ -60,13 +60,14 @@ type Config struct {
 	InProcessEngine bool   // EARSHOT_ENGINE_IN_PROCESS: run pocketsphinx in the server process instead of supervised worker processes
 	WhisperCppURL   string // EARSHOT_WHISPERCPP_URL: whisper.cpp servers, comma-separated (a pool: adapters/enginepool)
 	OpenAIURL       string // EARSHOT_OPENAI_URL: OpenAI-compatible API roots, comma-separated, e.g. http://127.0.0.1:8000/v1
-	// EARSHOT_WHISPERCPP_CONCURRENCY, EARSHOT_OPENAI_CONCURRENCY: requests
-	// each server is given at once (defaults 1, and 0 for no limit).
-	WhisperCppConcurrency, OpenAIConcurrency int
-	OpenAIModel                              string // EARSHOT_OPENAI_MODEL: the model the OpenAI-compatible server runs, e.g. Systran/faster-whisper-small
-	OpenAIKey                                string // EARSHOT_OPENAI_KEY: its API key, if it needs one
-	OpenAIDetect                             string // EARSHOT_OPENAI_DETECT_LANGUAGE: the "language" value that asks the OpenAI-compatible server to detect (default: the field left out)
-	EngineLanguages                          string // EARSHOT_ENGINE_LANGUAGES: languages the remote engines transcribe, comma-separated (default: all of whisper's)
+	OpenAIModel     string // EARSHOT_OPENAI_MODEL: the model the OpenAI-compatible server runs, e.g. Systran/faster-whisper-small
+	OpenAIKey       string // EARSHOT_OPENAI_KEY: its API key, if it needs one
+	OpenAIDetect    string // EARSHOT_OPENAI_DETECT_LANGUAGE: the "language" value that asks the OpenAI-compatible server to detect (default: the field left out)
+	EngineLanguages string // EARSHOT_ENGINE_LANGUAGES: languages the remote engines transcribe, comma-separated (default: all of whisper's)
+	// EARSHOT_WHISPERCPP_CONCURRENCY (default 1), EARSHOT_OPENAI_CONCURRENCY
+	// (default 0, no limit): requests each server of the engine is given at once.
+	WhisperCppConcurrency int
+	OpenAIConcurrency     int
 
 	// Summaries and chapter titles from an OpenAI-compatible chat model
 	// (optional; the built-in extractive method otherwise and as fall-back).
