@@ -61,6 +61,13 @@ type Call struct {
 	Kind CallKind
 	// Audio is the audio the call handed to the recognizer (Write), or 0.
 	Audio time.Duration
+	// CPU is the session's own CPU time for the call (see Meter: the
+	// calling thread's, plus the engine process's since the last call for
+	// an engine in a worker process), when HasCPU is set. Without it
+	// (HasCPU false: not measured on this system, or a Ticket fed by
+	// another meter) LoadAdmission counts the call's wall time.
+	CPU    time.Duration
+	HasCPU bool
 }
 
 // ErrAtCapacity is wrapped by the *CapacityError LoadAdmission returns
@@ -186,23 +193,28 @@ func IgnoreMachineLoad() (busy, total time.Duration, ok bool) { return 0, 0, fal
 // per second of audio) it runs at most Headroom × (Cores − other work) ÷ c
 // sessions (at least one), and refuses the next with a *CapacityError. It
 // also refuses while the live sessions' final transcripts are late (see
-// LoadAdmissionConfig.FinalBudget).
+// LoadAdmissionConfig.FinalBudget). Admit never waits: a refusal is
+// immediate however loaded the machine is.
 //
-// The cost is measured from the sessions' own recognizer calls, which is
-// what works for engines in this process and in worker processes alike:
-// over each Window it takes the time during which sessions were inside a
-// call, counting at most Cores calls at once (k sessions busy at the same
-// moment use min(k, Cores) cores), and divides it by the audio those
-// sessions handed to their recognizers. On a machine that runs nothing
-// else this is the recognizers' CPU time; when other work competes for the
-// cores, calls take longer and the cost rises with them, so the capacity
-// shrinks to what the machine really gives. Sessions waiting for a core
-// behind each other are not counted twice, so the estimate does not
-// collapse as the sessions it admitted fill the machine. Over the same
-// windows it measures the cores other work keeps busy
-// (LoadAdmissionConfig.MachineCPU): a machine that also runs batch jobs
-// or other programs has that much less room. Each new window weighs one
-// half in both estimates.
+// The cost is the sessions' own CPU time per second of audio they handed
+// to their recognizers, over each Window. Each call a metered stream
+// (Meter) makes reports the CPU the session used for it — the calling
+// thread's, and for engines in worker processes (isolate) the worker's,
+// which serves that one session — so the cost is what a lone session
+// costs on a quiet machine and does not grow when sessions wait for a
+// core behind each other or behind other work. What other work takes is
+// measured apart, over the same windows (LoadAdmissionConfig.MachineCPU):
+// the machine's busy cores less the sessions' own CPU, taken off Cores,
+// so a machine that also runs batch jobs or other programs — or this
+// process's own work around the sessions: WebSockets, JSON, formatting —
+// has that much less room. Each new window weighs one half in both
+// estimates. A busy machine also makes calls slow, which the FinalBudget
+// check sees.
+//
+// Calls that report no CPU (Call.HasCPU false: not Linux, or tickets used
+// by another meter) are counted by their wall time instead: the time
+// during which sessions were inside such calls, at most Cores calls at
+// once (k sessions busy at the same moment use min(k, Cores) cores).
 //
 // A LoadAdmission is safe for concurrent use and starts no goroutines.
 type LoadAdmission struct {
@@ -211,8 +223,9 @@ type LoadAdmission struct {
 	mu       sync.Mutex
 	live     int
 	busy     int           // sessions inside a recognizer call
-	last     time.Time     // when busy last changed
-	work     time.Duration // ∫ min(busy, Cores) dt over the current window
+	wallBusy int           // of which counted by wall time (no CPU reported)
+	last     time.Time     // when wallBusy last changed
+	work     time.Duration // CPU reported + ∫ min(wallBusy, Cores) dt over the current window
 	audio    time.Duration // audio handed to recognizers in the window
 	winStart time.Time
 	cost     float64
@@ -390,7 +403,7 @@ func (a *LoadAdmission) Admit() (Ticket, error) {
 // when it is due.
 func (a *LoadAdmission) advance(now time.Time) {
 	if d := now.Sub(a.last); d > 0 {
-		a.work += time.Duration(min(a.busy, a.cfg.Cores)) * d
+		a.work += time.Duration(min(a.wallBusy, a.cfg.Cores)) * d
 		a.last = now
 	}
 	if now.Sub(a.winStart) < a.cfg.Window {
@@ -427,6 +440,15 @@ type loadTicket struct {
 	entered  time.Time     // zero when not inside a call
 	slowest  time.Duration // the slowest call of the open utterance
 	released bool
+	cpu      bool // calls report their CPU (Meter said so): not wall-timed
+	wall     bool // the call under way is counted in wallBusy
+}
+
+// meteredCPU: the session's calls report their CPU time (cpuTicket).
+func (t *loadTicket) meteredCPU() {
+	t.a.mu.Lock()
+	t.cpu = true
+	t.a.mu.Unlock()
 }
 
 func (t *loadTicket) Enter() {
@@ -440,6 +462,10 @@ func (t *loadTicket) Enter() {
 	a.advance(now)
 	t.entered = now
 	a.busy++
+	if !t.cpu {
+		t.wall = true
+		a.wallBusy++
+	}
 }
 
 func (t *loadTicket) Leave(c Call) {
@@ -452,7 +478,8 @@ func (t *loadTicket) Leave(c Call) {
 	now := a.cfg.Now()
 	a.advance(now)
 	if !t.entered.IsZero() {
-		t.slowest = max(t.slowest, now.Sub(t.entered))
+		took := now.Sub(t.entered)
+		t.slowest = max(t.slowest, took)
 		if c.Kind == CallEndUtterance {
 			if len(a.finals) == finalSamples {
 				a.finals = append(a.finals[:0], a.finals[1:]...)
@@ -462,6 +489,17 @@ func (t *loadTicket) Leave(c Call) {
 		}
 		t.entered = time.Time{}
 		a.busy--
+		switch {
+		case t.wall:
+			t.wall = false
+			a.wallBusy-- // counted by the integral
+		case c.HasCPU:
+			a.work += max(c.CPU, 0)
+		default:
+			a.work += took // a CPU-metered call that could not be measured
+		}
+	} else if !t.wall && c.HasCPU {
+		a.work += max(c.CPU, 0)
 	}
 	if c.Audio > 0 {
 		a.audio += c.Audio
@@ -480,6 +518,10 @@ func (t *loadTicket) Release() {
 	if !t.entered.IsZero() {
 		t.entered = time.Time{}
 		a.busy--
+		if t.wall {
+			t.wall = false
+			a.wallBusy--
+		}
 	}
 	a.live--
 }

@@ -257,9 +257,9 @@ func (c Config) withDefaults() Config {
 	if c.Admission == nil {
 		c.Admission, _ = NewLoadAdmission(LoadAdmissionConfig{}) // the defaults are valid
 	}
-	// Streams opened for an admitted session report their calls to its
-	// Ticket (admission.go).
-	c.Recognizer = metered(c.Recognizer)
+	// Streams opened for an admitted session report their calls, with the
+	// session's own CPU time, to its Ticket (meter.go).
+	c.Recognizer = Meter(c.Recognizer)
 	return c
 }
 

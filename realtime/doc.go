@@ -196,11 +196,17 @@
 //
 // Config.Admission decides before a new session opens its stream; a
 // refusal is a 1013 close at once (AdmitAll turns it off). The default
-// LoadAdmission measures the cost from the sessions' recognizer calls
-// (time in calls, at most NumCPU at once, per audio second), takes off the
-// cores other work keeps busy (/proc/stat), admits while 0.9 x remaining
-// cores / cost leaves room, and refuses while the median slowest call per
+// LoadAdmission measures the cost as the sessions' own CPU time per audio
+// second: Meter (which the Handler puts around Config.Recognizer) reports
+// each recognizer call's CPU — the calling thread's
+// (CLOCK_THREAD_CPUTIME_ID, on Linux) plus, for an engine in a worker
+// process (isolate), that process's (/proc/<pid>/stat) — not the time
+// spent waiting in calls. It takes off the cores other work keeps busy
+// (/proc/stat less the sessions' CPU), admits while 0.9 x remaining cores
+// / cost leaves room, and refuses while the median slowest call per
 // utterance exceeds 250 ms. It is written here: no library measures this.
+// Other transports (Universal-Streaming v3) share the Admission and meter
+// their sessions the same way with Meter and WithTicket (meter.go).
 //
 // Each session holds one recognizer stream (one pooled pocketsphinx
 // decoder, about 92 MB as an isolated worker) from SessionBegins until it ends, including the
