@@ -154,6 +154,24 @@
 // prompt. Servers with a field of their own (speaches' and vLLM's
 // "hotwords") get it through Config.Form.
 //
+// # Several servers
+//
+// Config.BaseURLs names more servers running the same engine: requests go
+// to the one with the fewest in flight among those up, at most
+// Config.Concurrency each (default no limit), through adapters/enginepool.
+// A server that fails with an outage (no connection, 429, 502, 503, 504)
+// is skipped, and the request sent again at once on another server that
+// is up, without counting as a retry; it is used again once its health
+// check (Config.HealthCheck, default a GET of the transcription URL)
+// passes, checked every 2 s while another server is up. With every server
+// down requests still go out, so the error is the outage
+// (transcribe.ErrEngineUnavailable). Capacity() is servers ×
+// Concurrency; with more than one, RecognizeFile leaves files longer than
+// PoolWholeFile (90 s) to the caller to cut (the Service sends their
+// pieces side by side), and Recognize sends Capacity chunks at once by
+// default (Config.Parallel). Servers() reports each server's state and
+// Config.OnServer receives its events (metrics).
+//
 // # Long audio, retries, errors
 //
 // Audio longer than Config.MaxChunk (5 min) or than fits in

@@ -6,7 +6,7 @@
 //
 // New(Config) returns a *Recognizer, which implements transcribe.Recognizer
 // and transcribe.FileRecognizer; Health(ctx) asks GET /health whether the
-// server's model is loaded. The exchange itself — multipart upload,
+// server's model is loaded (each server's, with several: see below). The exchange itself — multipart upload,
 // retries, chunking at pauses, reading verbose_json, word normalization —
 // is adapters/openai's (the two endpoints share whisper-server's handler),
 // configured with whisper.cpp's own fields (Fields):
@@ -65,9 +65,23 @@
 //	if err := rec.Health(ctx); err != nil { ... } // optional: the model is loaded
 //
 // and give rec to transcribe.Config.Recognizer. whisper-server decodes one
-// request at a time, so keep Config.Parallel at 1; its -t sets the
-// threads per request. For a server started with --inference-path, set
+// request at a time (a global mutex); its -t sets the threads per
+// request. For a server started with --inference-path, set
 // Config.InferencePath to match.
+//
+// # Several servers
+//
+// Config.URLs (with or instead of URL) names more servers running the same
+// model: the Recognizer spreads requests over them (adapters/enginepool),
+// each to the server with the fewest in flight, Config.Concurrency (1) at
+// a time per server, skipping a server that is unreachable or answers
+// 502/503/504 until its GET /health passes again (the request it held is
+// sent again on another server at once). With every server down the
+// errors wrap transcribe.ErrEngineUnavailable, as with one. Capacity()
+// (servers × Concurrency) is how many pieces of a long job the Service
+// sends at once, and a file longer than openai.PoolWholeFile (90 s) is
+// left to the Service to cut, so that all servers work on it;
+// Config.OnServer is the per-server metrics hook.
 //
 // # Concurrency
 //
