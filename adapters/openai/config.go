@@ -130,7 +130,7 @@ type Config struct {
 	// "http://127.0.0.1:8000/v1" (speaches, vLLM, LocalAI, FunASR,
 	// whisper.cpp started with --inference-path /v1/audio/transcriptions)
 	// or "https://api.openai.com/v1". Requests go to BaseURL + Path.
-	// Required; http or https.
+	// Required unless BaseURLs is set; http or https.
 	BaseURL string
 	// BaseURLs are more servers running the same engine and model, each
 	// an API root like BaseURL (which may then be empty): requests go to
