@@ -240,8 +240,12 @@ func TestCorpusRecognized(t *testing.T) {
 	// targets; over all of them recall is bounded by recognition errors
 	// (see doc.go), and those floors guard against regressions.
 	logScore(t, "recognized", s)
-	checkTargets(t, "recognized (heard)", s, true, 0.9, 0.85, 0.85, 0.8)
-	checkTargets(t, "recognized (all)", s, false, 0.7, 0.65, 0.85, 0.8)
+	// Precision floor 0.75 and name recall floor 0.6 since the tagger
+	// (issue 23): it reads the names and places the recognizer wrote for
+	// other words ("Murray Rodriguez" for "maria rodriguez", "Pierre",
+	// "Carolina"), where the rules found a part or nothing.
+	checkTargets(t, "recognized (heard)", s, true, 0.9, 0.85, 0.85, 0.75)
+	checkTargets(t, "recognized (all)", s, false, 0.7, 0.6, 0.85, 0.75)
 }
 
 func textOf(ws []transcribe.Word) []string {

@@ -36,9 +36,9 @@ type Model struct {
 	// (three times or more): common vocabulary, not names.
 	Ordinary map[string]bool
 	lexMax   int
-	feats   map[string]int32
-	w       []float32 // len(feats) * nTags
-	trans   [nTags + 1][nTags]float32
+	feats    map[string]int32
+	w        []float32 // len(feats) * nTags
+	trans    [nTags + 1][nTags]float32
 }
 
 // Span is one entity: CoNLL type (PER, LOC, ORG, MISC) over the words
@@ -196,13 +196,12 @@ func spansOf(tags []string) []Span {
 
 // File format (gzip): "EARSHOT-NER 1\n", cased byte, lexicon (count,
 // then phrase and classes as length-prefixed strings), transitions
-// (float32), feature count, then per feature its name and its non-zero
-// weights as (tag byte, int16 weight/scale) pairs, with the scale first.
+// (float32), feature count, then per feature its name, a 16-bit mask of
+// the tags it has weights for and those weights (float32).
 
 const magic = "EARSHOT-NER 1\n"
 
-// Write writes the model; weights under prune (absolute) are dropped and
-// the others stored as 16-bit integers.
+// Write writes the model; weights under prune (absolute) are dropped.
 func (m *Model) Write(w io.Writer, prune float32) error {
 	zw, _ := gzip.NewWriterLevel(w, gzip.BestCompression)
 	bw := bufio.NewWriter(zw)
@@ -229,15 +228,6 @@ func (m *Model) Write(w io.Writer, prune float32) error {
 			binary.Write(bw, binary.LittleEndian, m.trans[a][b])
 		}
 	}
-	var maxW float32
-	for _, v := range m.w {
-		maxW = max(maxW, float32(math.Abs(float64(v))))
-	}
-	scale := maxW / 32767
-	if scale == 0 {
-		scale = 1
-	}
-	binary.Write(bw, binary.LittleEndian, scale)
 	names := make([]string, 0, len(m.feats))
 	for name, id := range m.feats {
 		for _, v := range m.w[int(id)*nTags : int(id)*nTags+nTags] {
@@ -261,7 +251,7 @@ func (m *Model) Write(w io.Writer, prune float32) error {
 		binary.Write(bw, binary.LittleEndian, mask)
 		for t, v := range row {
 			if mask&(1<<t) != 0 {
-				binary.Write(bw, binary.LittleEndian, int16(math.Round(float64(v/scale))))
+				binary.Write(bw, binary.LittleEndian, v)
 			}
 		}
 	}
@@ -312,10 +302,6 @@ func Read(r io.Reader) (*Model, error) {
 	if err := binary.Read(br, binary.LittleEndian, &m.trans); err != nil {
 		return nil, fmt.Errorf("ner model: transitions: %w", err)
 	}
-	var scale float32
-	if err := binary.Read(br, binary.LittleEndian, &scale); err != nil {
-		return nil, fmt.Errorf("ner model: %w", err)
-	}
 	if n, err = binary.ReadUvarint(br); err != nil || n > 1<<24 {
 		return nil, fmt.Errorf("ner model: feature count: %v", err)
 	}
@@ -331,13 +317,13 @@ func Read(r io.Reader) (*Model, error) {
 		}
 		m.feats[name] = id
 		for t := 0; t < nTags; t++ {
-			var v int16
+			var v float32
 			if mask&(1<<t) != 0 {
 				if err := binary.Read(br, binary.LittleEndian, &v); err != nil {
 					return nil, fmt.Errorf("ner model: feature %d: %w", id, err)
 				}
 			}
-			m.w = append(m.w, float32(v)*scale)
+			m.w = append(m.w, v)
 		}
 	}
 	return m, nil
