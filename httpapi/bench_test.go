@@ -25,8 +25,10 @@ import (
 // plain net/http handler writing the same bytes from memory, alternating
 // the two in one run (api/plain is what to compare across machines):
 //
-//	go test -run '^$' -bench 'GetTranscript|ListPage' ./httpapi
+//	go test -run '^$' -bench 'GetTranscript|ListPage' -benchtime 9x ./httpapi
 //
+// (each of the 9 rounds hammers the API, then the plain handler; the
+// ratio is the median of the rounds', the p99 over all their requests).
 // The PostgreSQL ones need EARSHOT_TEST_POSTGRES_URL (scripts/services.sh).
 
 // speech returns a scripted recognizer answering n words spread evenly

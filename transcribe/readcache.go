@@ -11,9 +11,11 @@ import (
 // storage/postgres implement it). The Service reads GETs through it,
 // with a bounded cache of sealed records (see Service.ReadJSON).
 type ReadStore interface {
-	// GetUnlessSummary is Get, except that when summary is not empty
-	// and equal to the record's stored Summary, the returned record's
-	// Data is nil: the caller holds the Data stored with that Summary.
+	// GetUnlessSummary is Get returning the fields a read shows alone
+	// (ID, ProjectID, Status, Deleted, Created, Completed, WebhookStatus,
+	// Summary and Data), except that when summary is not empty and equal
+	// to the record's stored Summary, Data is nil: the caller holds the
+	// Data stored with that Summary.
 	GetUnlessSummary(ctx context.Context, id string, summary []byte) (*Record, error)
 }
 

@@ -6,19 +6,12 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
 var _ transcribe.ReadStore = (*Store)(nil)
-
-// withExtra scans one more column after the ones it is asked for.
-type withExtra struct {
-	pgx.Row
-	extra any
-}
-
-func (w withExtra) Scan(dest ...any) error { return w.Row.Scan(append(dest, w.extra)...) }
 
 // GetUnlessSummary implements transcribe.ReadStore: one statement, which
 // compares the stored summary (a small column of the row) and leaves the
@@ -33,16 +26,24 @@ func (s *Store) GetUnlessSummary(ctx context.Context, id string, summary []byte)
 	if len(summary) == 0 {
 		summary = nil // NULL: equal to nothing
 	}
-	var same bool
-	r, err := readRecord(withExtra{s.pool.QueryRow(ctx, `SELECT `+summaryCols+`,
+	var (
+		r             = &transcribe.Record{ID: id}
+		status        string
+		created, done pgtype.Timestamptz
+		same          bool
+	)
+	err := s.pool.QueryRow(ctx, `SELECT project_id, status, deleted, created, completed, webhook_status, summary,
 		CASE WHEN summary = $2 THEN NULL ELSE data END, coalesce(summary = $2, false)
-		FROM transcripts WHERE id = $1`, id, summary), &same}, true)
+		FROM transcripts WHERE id = $1`, id, summary).
+		Scan(&r.ProjectID, &status, &r.Deleted, &created, &done, &r.WebhookStatus, &r.Summary, &r.Data, &same)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("postgres: transcript %s: %w", id, transcribe.ErrNotFound)
 	}
 	if err != nil {
 		return nil, s.fail("reading transcript "+id, err)
 	}
+	r.Status = transcribe.Status(status)
+	r.Created, r.Completed = unstamp(created), unstamp(done)
 	switch {
 	case same:
 		r.Data = nil

@@ -16,7 +16,7 @@ var _ transcribe.ReadStore = (*Store)(nil)
 type readStmts struct {
 	once sync.Once
 	err  error
-	// unless is GetUnlessSummary's: the record, then its data unless the
+	// unless is GetUnlessSummary's: readCols, then the data unless the
 	// stored summary is ?2 (then an empty blob), then whether it was.
 	unless *sql.Stmt
 
@@ -33,7 +33,7 @@ type readStmts struct {
 func (s *Store) readStmts() (*readStmts, error) {
 	rs := &s.read
 	rs.once.Do(func() {
-		rs.unless, rs.err = s.db.Prepare(`SELECT ` + listCols + `,
+		rs.unless, rs.err = s.db.Prepare(`SELECT ` + readCols + `,
 			CASE WHEN summary = ?2 THEN x'' ELSE data END, coalesce(summary = ?2, 0)
 			FROM transcripts WHERE id = ?1`)
 	})
@@ -81,17 +81,14 @@ func (s *Store) pageStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
-// withExtra scans one more column after the ones it is asked for.
-type withExtra struct {
-	scanner
-	extra any
-}
-
-func (w withExtra) Scan(dest ...any) error { return w.scanner.Scan(append(dest, w.extra)...) }
+// readCols are the columns GetUnlessSummary reads before the data.
+const readCols = `project_id, status, deleted, created, completed, webhook_status, summary`
 
 // GetUnlessSummary implements transcribe.ReadStore: one statement, which
 // compares the stored summary (a small column of the row) and leaves the
-// data (the large one, in overflow pages) unread when it matches.
+// data (the large one, in overflow pages) unread when it matches. It
+// reads the columns of a read alone: modernc's driver looks up the name
+// and declared type of every column of every query.
 func (s *Store) GetUnlessSummary(ctx context.Context, id string, summary []byte) (*transcribe.Record, error) {
 	rs, err := s.readStmts()
 	if err != nil {
@@ -112,13 +109,18 @@ func (s *Store) GetUnlessSummary(ctx context.Context, id string, summary []byte)
 		return nil, fmt.Errorf("sqlite: transcript %s: %w", id, transcribe.ErrNotFound)
 	}
 	var (
-		data sql.RawBytes // owned: see Get
-		same bool
+		r                  = &transcribe.Record{ID: id}
+		status             string
+		deleted            int
+		created, completed int64
+		data               sql.RawBytes // owned: see Get
+		same               bool
 	)
-	r, err := scanRecordInto(withExtra{rows, &same}, &data)
-	if err != nil {
+	if err := rows.Scan(&r.ProjectID, &status, &deleted, &created, &completed, &r.WebhookStatus, &r.Summary, &data, &same); err != nil {
 		return nil, fmt.Errorf("sqlite: reading transcript %s: %w", id, err)
 	}
+	r.Status, r.Deleted = transcribe.Status(status), deleted != 0
+	r.Created, r.Completed = decTime(created), decTime(completed)
 	switch {
 	case same:
 		r.Data = nil
