@@ -137,11 +137,9 @@ func (c Config) withDefaults() Config {
 			c.Logger.Warn("v3 turn ends on pauses alone: the punctuation model did not load", "err", err.Error())
 		}
 	}
-	if c.Engine.Recognizer != nil {
-		if _, ok := c.Engine.Recognizer.(meteredRecognizer); !ok {
-			c.Engine.Recognizer = meteredRecognizer{c.Engine.Recognizer}
-		}
-	}
+	// Streams opened for an admitted session report their calls to its
+	// Ticket, as v2's do (realtime.Meter, realtime.WithTicket).
+	c.Engine.Recognizer = realtime.Meter(c.Engine.Recognizer)
 	return c
 }
 

@@ -176,7 +176,8 @@ func (h *Handler) open(ctx context.Context, r *http.Request) (*Session, string, 
 // openEngine asks the Admission and opens the recognizer stream within
 // StreamWait.
 func (h *Handler) openEngine(ctx context.Context, opts Options) (*engine.Session, *Error) {
-	var th *ticketHolder
+	var ticket realtime.Ticket
+	opened := func() bool { return false }
 	if h.cfg.Admission != nil {
 		t, err := h.cfg.Admission.Admit()
 		if err != nil {
@@ -184,8 +185,8 @@ func (h *Handler) openEngine(ctx context.Context, opts Options) (*engine.Session
 			return nil, errorf(CloseTryAgainLater, "the server is at capacity; try again later")
 		}
 		if t != nil {
-			th = &ticketHolder{t: t}
-			ctx = context.WithValue(ctx, ticketKey{}, th)
+			ticket = t
+			ctx, opened = realtime.WithTicket(ctx, t)
 		}
 	}
 	sctx, cancel := context.WithTimeout(ctx, h.cfg.StreamWait)
@@ -194,8 +195,8 @@ func (h *Handler) openEngine(ctx context.Context, opts Options) (*engine.Session
 	eng, err := engine.New(sctx, h.cfg.Engine, engine.Options{
 		SampleRate: opts.SampleRate, Encoding: engine.Encoding(opts.Encoding), WordBoost: opts.Keyterms, Endpointing: &ep,
 	})
-	if th != nil && !th.opened.Load() {
-		th.t.Release()
+	if ticket != nil && !opened() {
+		ticket.Release()
 	}
 	if err == nil {
 		return eng, nil

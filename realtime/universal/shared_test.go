@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,5 +97,53 @@ func TestSharedState(t *testing.T) {
 	refused(t, dial(t, ts2, "sample_rate=16000&token="+tok, ""), 1008, "already used")
 	if !strings.HasSuffix(tok, ".0") {
 		t.Errorf("token %q", tok)
+	}
+}
+
+// countingAdmission admits every session with a ticket that counts calls.
+type countingAdmission struct {
+	mu                       sync.Mutex
+	admits, leaves, releases int
+	audio                    time.Duration
+}
+
+func (a *countingAdmission) Admit() (realtime.Ticket, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.admits++
+	return countingTicket{a}, nil
+}
+
+type countingTicket struct{ a *countingAdmission }
+
+func (countingTicket) Enter() {}
+func (t countingTicket) Leave(c realtime.Call) {
+	t.a.mu.Lock()
+	t.a.leaves++
+	t.a.audio += c.Audio
+	t.a.mu.Unlock()
+}
+func (t countingTicket) Release() { t.a.mu.Lock(); t.a.releases++; t.a.mu.Unlock() }
+
+// TestAdmissionMetersSessions: a v3 session takes a ticket of the shared
+// Admission, reports its recognizer calls (the audio written) to it and
+// releases it when it ends, as a v2 session does.
+func TestAdmissionMetersSessions(t *testing.T) {
+	t.Parallel()
+	adm := &countingAdmission{}
+	_, ts := testServer(t, Config{Engine: engineConfig(&fakeRecognizer{}), Admission: adm})
+	c := dial(t, ts, "sample_rate=16000", "key-a")
+	c.until("Begin")
+	for range 5 {
+		c.send(silence(100, 16000))
+	}
+	c.text(`{"type":"Terminate"}`)
+	if code, _, _ := c.closed(); code != 1000 {
+		t.Fatal(code)
+	}
+	adm.mu.Lock()
+	defer adm.mu.Unlock()
+	if adm.admits != 1 || adm.releases != 1 || adm.leaves < 5 || adm.audio != 500*time.Millisecond {
+		t.Fatalf("admission saw %+v", adm)
 	}
 }
