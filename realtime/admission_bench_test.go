@@ -22,8 +22,9 @@ import (
 //   - kept/target: sessions admitted (all keeping real time) over
 //     0.9 x cores / (CPU-seconds per audio second of a lone session,
 //     this process and its workers); kept/measured-target uses the cost
-//     the admission measured instead (wall time in recognizer calls, which
-//     on a loaded machine includes waiting for a core);
+//     the admission measured instead (the sessions' own CPU in and for
+//     their recognizer calls: the worker processes', without this
+//     process's WebSocket and JSON work, which it counts as other work);
 //   - refusal/1s: the refused session's time from dial to close frame;
 //   - final/300ms and final/lone: the admitted sessions' median final
 //     latency while all run, over the 300 ms target and over the lone

@@ -370,7 +370,7 @@ func (r scenarioResult) log(t testing.TB) {
 	mb := func(b int64) float64 { return float64(b) / (1 << 20) }
 	t.Logf("machine: %d cores, load average %.1f at the start", r.Cores, r.Load)
 	target := 0.9 * float64(r.Cores) / r.CPUCost
-	t.Logf("cost of one session alone: %.3f CPU-s per audio-s (this process and its workers); the admission measured %.3f (wall time in recognizer calls)", r.CPUCost, r.AloneCost)
+	t.Logf("cost of one session alone: %.3f CPU-s per audio-s (this process and its workers); the admission measured %.3f (the session's own CPU in its recognizer calls)", r.CPUCost, r.AloneCost)
 	t.Logf("admitted %d sessions, then refused the next: %v (close %d %q, %q) in %v",
 		r.Admitted, r.Refused, r.RefusalCode, r.Reason, r.RefusalText, r.RefusedIn.Round(time.Millisecond))
 	t.Logf("  sessions kept / (0.9 x cores / CPU cost = %.1f): %.2f; / (0.9 x cores / measured cost = %.1f): %.2f",
