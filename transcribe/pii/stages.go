@@ -18,7 +18,7 @@ import (
 //	-> RedactStage (redact_pii)
 //
 // Every stage finds the entities on the words as they are before
-// redaction (detection is deterministic and takes well under a
+// redaction (detection is deterministic and takes about a
 // millisecond per hundred words, so each stage runs it rather than passing
 // state between stages), which is why the text is redacted last. The
 // stages share one Detector and are safe for concurrent use.

@@ -31,7 +31,7 @@ import (
 func main() {
 	data := flag.String("data", "", "folder with CoNLL-2003 train.txt, valid.txt, test.txt")
 	out := flag.String("out", "transcribe/pii/ner", "folder to write cased.bin.gz and lower.bin.gz to")
-	epochs := flag.Int("epochs", 12, "most training passes (the best on valid.txt is kept)")
+	epochs := flag.Int("epochs", 15, "most training passes (the best on valid.txt is kept)")
 	prune := flag.Float64("prune", 0.5, "drop averaged weights below this absolute value")
 	test := flag.Bool("test", false, "also print the figures on test.txt (held out: read once, after choosing)")
 	only := flag.String("only", "", "train only this model: cased or lower")

@@ -9,7 +9,7 @@ import (
 
 // Options configure Train.
 type Options struct {
-	// Epochs is the most passes over the training documents (default 12).
+	// Epochs is the most passes over the training documents (default 15).
 	Epochs int
 	// Seed orders the sentences of each pass (default 1).
 	Seed int64
@@ -36,7 +36,7 @@ func Train(docs []Doc, cased bool, lexicon map[string][]string, o Options) (*Mod
 		return nil, errors.New("ner: no training documents")
 	}
 	if o.Epochs <= 0 {
-		o.Epochs = 12
+		o.Epochs = 15
 	}
 	if o.Seed == 0 {
 		o.Seed = 1
