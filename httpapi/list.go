@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/earshot-dev/earshot/internal/wire"
@@ -82,10 +83,34 @@ func (a *API) list(w http.ResponseWriter, r *http.Request, project string) {
 		a.writeErr(w, r, err)
 		return
 	}
-	body := a.appendPage(make([]byte, 0, 512+300*len(res.Entries)), res, o, createdOn)
+	buf := getPageBuf()
+	defer putPageBuf(buf)
+	body := a.appendPage((*buf)[:0], res, o, createdOn)
+	*buf = body
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
+}
+
+// pageBufs are the buffers list pages are rendered into (a page of 200
+// is some 60 KB), reused from one request to the next; larger than
+// maxPageBuf, one is left to the collector.
+var pageBufs sync.Pool
+
+const maxPageBuf = 1 << 20
+
+func getPageBuf() *[]byte {
+	if p, ok := pageBufs.Get().(*[]byte); ok {
+		return p
+	}
+	b := make([]byte, 0, 64<<10)
+	return &b
+}
+
+func putPageBuf(p *[]byte) {
+	if cap(*p) <= maxPageBuf {
+		pageBufs.Put(p)
+	}
 }
 
 // appendJSON appends p as encoding/json marshals it, byte for byte, without
@@ -250,12 +275,22 @@ func appendString(b []byte, s string) []byte {
 // needsEscape reports whether encoding/json writes s other than as it is.
 func needsEscape(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if escaped[s[i]] {
 			return true
 		}
 	}
 	return false
 }
+
+// escaped marks the bytes encoding/json does not write as they are:
+// control characters, '"', '\\', '<', '>', '&' and every byte of a
+// multi-byte (or invalid) UTF-8 sequence, which it checks.
+var escaped = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&'
+	}
+	return t
+}()
 
 // page renders a ListResult: items with their resource URLs, and
 // page_details whose URLs repeat the query with the cursors.
