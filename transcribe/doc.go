@@ -48,6 +48,18 @@
 // and URLs are never written in clear; the list fields (audio_url, error)
 // are sealed apart, so a list page never opens whole transcripts.
 //
+// Reads: ReadJSON (GET /v2/transcript/{id}) decrypts the transcript's
+// wire form, rendered when it last changed, into a reused buffer and
+// splices in the status and webhook status the Store holds now. With a
+// ReadStore the sealed record comes from a bounded cache of sealed
+// records (readcache.go) once the Store has confirmed, in the same read,
+// that the record's sealed summary is still the cached one (Data and
+// Summary are sealed together with fresh nonces and written in one
+// statement, so this holds across processes). With a PageStore a list
+// page reads the six fields of its entries alone (ListPage), and the
+// summaries are opened into reused buffers. Every read still checks the
+// project on the Store's record and decrypts what it serves.
+//
 // Engines: Config.Engines names the speech engines; a request's
 // speech_model (or, failing that, the first of speech_models the Service
 // knows) picks one by name or alias, and the API's own model names that

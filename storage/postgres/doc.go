@@ -130,6 +130,14 @@
 // start, not the order they commit, so a record whose insert commits late
 // can appear behind a cursor a concurrent reader already passed.
 //
+// Reads (read.go, page.go): GetUnlessSummary leaves the data column
+// unread and unsent when the caller holds the record's summary. ListPage
+// reads the six columns of a list entry and keeps the pages it read
+// under the server's current snapshot (pg_current_snapshot, read before
+// the page): the same snapshot later means no transaction has started
+// writing or ended since, in any process, so the page is still current;
+// servers before PostgreSQL 13 are queried every time.
+//
 // # Choices
 //
 // pgx directly rather than database/sql: pgxpool, the binary protocol,

@@ -22,7 +22,18 @@
 //
 // Files by aggregate: store.go (Open, Config), schema.go (migrations),
 // encode.go (times and values), queue.go (claims and leases),
-// transcripts.go, uploads.go, deliveries.go. Writers wait up to BusyTimeout for the lock.
+// transcripts.go, uploads.go, deliveries.go, read.go and page.go (the
+// read path: transcribe.ReadStore, transcribe.PageStore), pagecache.go.
+// Writers wait up to BusyTimeout for the lock.
+//
+// Reads: GetUnlessSummary leaves the data column unread when the caller
+// holds the record's summary. ListPage runs List's query with its rows
+// folded by SQLite into one value (one row and one column through the
+// driver, where List scans 14 columns per entry) and keeps the pages it
+// read while PRAGMA data_version, read on a connection of its own before
+// each page, is unchanged: that value changes with every commit of any
+// other connection, of this process or another, so a kept page is never
+// older than the database.
 //
 // Storage: tables transcripts (seq INTEGER PRIMARY KEY AUTOINCREMENT gives
 // the creation order; indexes for listing by project and for claiming; the
