@@ -43,7 +43,10 @@ func cutPieces(sp *Spool, ch int, lo, hi int64, maxLen, whole time.Duration, ser
 	maxN := int64(maxLen.Seconds() * float64(rate))
 	parts := int64(0)
 	if servers > 1 {
-		k := (hi - lo + maxN - 1) / maxN
+		// Shares of at most 0.9 maxLen leave the cuts room to fall at
+		// pauses without a share spilling into one piece more.
+		share := maxN * 9 / 10
+		k := (hi - lo + share - 1) / share
 		parts = (k + int64(servers) - 1) / int64(servers) * int64(servers)
 	}
 	var out []piece
