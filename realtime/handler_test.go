@@ -521,3 +521,20 @@ func TestUnusedTokensAreCapped(t *testing.T) {
 		t.Fatalf("%d unused after use", n)
 	}
 }
+
+// A token of another protocol in the shared store (Universal-Streaming's
+// "<hex>.<seconds>", which carries its own session limit) does not open a
+// v2 session.
+func TestForeignTokenRefused(t *testing.T) {
+	st := NewMemoryState()
+	s := newTestServer(t, func(c *Config) { c.State = st })
+	v3 := strings.Repeat("ab", 32) + ".60"
+	now := s.clock.Now()
+	if err := st.AddToken(context.Background(), TokenRecord{Hash: TokenHash(v3), Project: "proj-a", Expires: now.Add(time.Minute)}, now, MaxUnusedTokens); err != nil {
+		t.Fatal(err)
+	}
+	c := s.dial("/v2/realtime/ws", url.Values{"token": {v3}}, "")
+	expectClose(t, c, CloseNotAuthorized)
+	// A v2 token still works.
+	begin(t, s, "", url.Values{"token": {s.token("key-a", 60)}})
+}

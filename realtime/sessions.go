@@ -87,6 +87,12 @@ func (h *Handler) checkCredentials(ctx context.Context, r *http.Request, tok str
 		}
 		return project, "", nil
 	}
+	if !isV2Token(tok) {
+		// Tokens of other protocols share the store (Universal-Streaming's
+		// carry their own session limit); a v2 connection takes only the
+		// tokens POST /v2/realtime/token issues.
+		return "", "", ErrNotAuthorized
+	}
 	hash := TokenHash(tok)
 	sctx, cancel := context.WithTimeout(ctx, stateTimeout)
 	defer cancel()
@@ -223,4 +229,19 @@ func (h *Handler) detach(s *Session) {
 	s.detachAt = h.cfg.Now()
 	h.mu.Unlock()
 	h.syncSession(s)
+}
+
+// isV2Token reports whether tok has the form newToken issues: 64
+// lower-case hex characters.
+func isV2Token(tok string) bool {
+	if len(tok) != 64 {
+		return false
+	}
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
