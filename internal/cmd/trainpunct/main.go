@@ -65,12 +65,17 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the pause simulation and book order")
 	sample := flag.String("sample", "", "instead of training, write the held-out evaluation sample (recognized speech) to this file")
 	pauses := flag.Bool("pauses", false, "instead of training, measure the pauses after each mark on training-split text read by flite")
+	devOnly := flag.Bool("dev", false, "instead of training, print the committed model's figures on the development book")
 	flag.Parse()
 	if *corpus == "" {
 		log.Fatal("trainpunct: -corpus is required (a checkout of github.com/rcdm-uga/Gutenberg_Text)")
 	}
 	if *pauses {
 		measurePauses(*corpus)
+		return
+	}
+	if *devOnly {
+		devFigures(*corpus)
 		return
 	}
 	if *sample != "" {
@@ -109,13 +114,7 @@ func main() {
 		}})
 	// Development data, with simulated pauses (fixed seed): tunes the
 	// sentence-end offset, then gives the figures printed below.
-	dev, _ := readDoc(filepath.Join(*corpus, devBook), 1<<30)
-	ws, gold, pe, tu := dev.Flatten()
-	r := rand.New(rand.NewPCG(99, 1))
-	gaps := make([]punctmodel.Gap, len(ws))
-	for i := range ws {
-		gaps[i] = punctmodel.Gap{PauseMs: punctmodel.SimulatePause(r, gold[i], pe[i]), Turn: tu[i]}
-	}
+	ws, gaps, gold := devData(*corpus)
 	bias, devF := m.TuneBias(ws, gaps, gold)
 	log.Printf("sentence-end offset %d (development F1 %.3f)", bias, devF)
 	var buf bytes.Buffer
@@ -172,4 +171,30 @@ func prefix(d punctmodel.Doc, maxWords int) (punctmodel.Doc, int) {
 		}
 	}
 	return d, n
+}
+
+// devData returns the development book's words, simulated gaps (fixed
+// seed) and gold marks.
+func devData(corpus string) ([]string, []punctmodel.Gap, []punctmodel.Mark) {
+	dev, _ := readDoc(filepath.Join(corpus, devBook), 1<<30)
+	ws, gold, pe, tu := dev.Flatten()
+	r := rand.New(rand.NewPCG(99, 1))
+	gaps := make([]punctmodel.Gap, len(ws))
+	for i := range ws {
+		gaps[i] = punctmodel.Gap{PauseMs: punctmodel.SimulatePause(r, gold[i], pe[i]), Turn: tu[i]}
+	}
+	return ws, gaps, gold
+}
+
+// devFigures prints the committed model's figures on the development
+// book.
+func devFigures(corpus string) {
+	m, err := punctmodel.Default()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ws, gaps, gold := devData(corpus)
+	s := punctmodel.Score(gold, m.Marks(ws, gaps))
+	fmt.Printf("development (%s, %d words, simulated pauses): sentence end %v; question %v; comma %v\n",
+		devBook, len(ws), s.SentenceEnd, s.Question, s.Comma)
 }

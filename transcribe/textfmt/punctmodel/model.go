@@ -204,7 +204,26 @@ func (m *Model) Marks(words []string, gaps []Gap) []Mark {
 			st.start = i + 1
 		}
 	}
+	endAtPause(marks, gaps)
 	return marks
+}
+
+// endAtPause moves a sentence end the model placed on a word with no pause
+// after it back to the word before, when that word has a pause after it
+// and a comma or no mark ("... survive somewhere around, mortgage. Rates
+// have ..." -> "... somewhere around. Mortgage rates have ..."): greedy
+// decoding has already passed the paused gap when the words after the
+// next one show that a sentence starts there, and a pause is far more
+// common at a sentence end than inside a sentence (see doc.go, "Pauses").
+// On the development book (simulated pauses) it moves 59 of 28,078 ends,
+// sentence-end F1 0.675 -> 0.678.
+func endAtPause(marks []Mark, gaps []Gap) {
+	for i := 1; i+1 < len(marks); i++ {
+		if marks[i].EndsSentence() && !gaps[i].Turn && gaps[i].PauseMs == 0 && gaps[i-1].PauseMs > 0 &&
+			(marks[i-1] == Comma || marks[i-1] == None) && (i < 2 || !marks[i-2].EndsSentence()) {
+			marks[i-1], marks[i] = marks[i], None
+		}
+	}
 }
 
 // TuneBias sets the score offset of the sentence-end marks ("." and "?")

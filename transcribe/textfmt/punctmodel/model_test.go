@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -251,5 +252,26 @@ func TestMarksAndCase(t *testing.T) {
 	forms := m.Case(strings.Fields("we went to london with mrs dashwood and the fbi"))
 	if forms[3] != "London" || forms[6] != "Dashwood" || forms[0] != "" || forms[2] != "" {
 		t.Errorf("casing %q", forms)
+	}
+}
+
+// TestEndMovesBackToPause: recognized words of flite reading "... survive
+// the mites on their own. Mortgage rates have roughly doubled ..." with a
+// pause of 30 ms (jitter taken off) only before "mortgage"; greedy decoding alone gave "somewhere
+// around, mortgage. Rates have ...".
+func TestEndMovesBackToPause(t *testing.T) {
+	t.Parallel()
+	m, err := punctmodel.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Fields("some gatekeepers now planned wild flowers trips and feed their teeth sugar syrup in the eye and others breathe clean from colonies that survive the night somewhere around mortgage rates have roughly doubled in the past two years")
+	gaps := make([]punctmodel.Gap, len(words))
+	gaps[slices.Index(words, "others")-1].PauseMs = 60 // after "and"
+	at := slices.Index(words, "around")
+	gaps[at].PauseMs = 30
+	marks := m.Marks(words, gaps)
+	if !marks[at].EndsSentence() || marks[at+1] != punctmodel.None {
+		t.Errorf("marks %v: want a sentence end after %q, none after %q", marks, words[at], words[at+1])
 	}
 }
