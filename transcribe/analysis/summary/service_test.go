@@ -107,9 +107,12 @@ func TestServiceStages(t *testing.T) {
 	if len(ch.Chapters) == 0 {
 		t.Fatal("no chapters")
 	}
+	// Chapters must not overlap; the spec asks no gap between them, and
+	// the words of flite speech touch (a word's start is the end of the
+	// one before), so a chapter may start where the previous one ends.
 	for i, c := range ch.Chapters {
 		t.Logf("chapter %d %d-%d: %s | %s | %s", i, c.Start, c.End, c.Gist, c.Headline, c.Summary)
-		if c.Start < 0 || c.End > end || c.Start >= c.End || i > 0 && c.Start <= ch.Chapters[i-1].End || c.Gist == "" || c.Headline == "" || c.Summary == "" {
+		if c.Start < 0 || c.End > end || c.Start >= c.End || i > 0 && c.Start < ch.Chapters[i-1].End || c.Gist == "" || c.Headline == "" || c.Summary == "" {
 			t.Errorf("chapter %d: %+v", i, c)
 		}
 	}
