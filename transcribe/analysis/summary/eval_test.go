@@ -77,43 +77,51 @@ func referenceDocs(ps []passage, docs [][]int) []doc {
 // flite and recognized by pocketsphinx (each passage once), joined with
 // the passages' times shifted to follow each other with a gap of
 // joinGapMillis, no longer than the pauses flite leaves between sentences
-// inside a passage, so that no pause marks where a passage ends. Each passage was formatted on its own,
-// which ends its last word with a period; that period is removed (but
-// for the last passage), as formatting one continuous recording would
-// not know where a passage ends.
+// inside a passage, so that no pause marks where a passage ends. The
+// joined words are formatted as one continuous recording, so formatting
+// does not know where a passage ends.
 func recognizedDocs(t testing.TB, ps []passage, docs [][]int) ([]doc, float64) {
 	texts := make([]string, len(ps))
 	for i, p := range ps {
 		texts[i] = p.text
 	}
-	rec := nlptest.Recognize(t, texts)
+	rec := nlptest.RecognizeRaw(t, texts)
 	errs, n := 0.0, 0
 	for i := range ps {
-		wer, k := nlptest.WordErrorRate(ps[i].text, rec[i])
+		wer, k := nlptest.WordErrorRate(ps[i].text, nlptest.Format(rec[i]))
 		errs += wer * float64(k)
 		n += k
 	}
 	var out []doc
 	for _, d := range docs {
 		var ws []transcribe.Word
-		var starts []int
+		var begins []int64 // where each passage begins, in the joined time
 		at := int64(0)
 		for _, i := range d {
-			starts = append(starts, len(ws))
+			begins = append(begins, at)
 			if len(rec[i]) == 0 {
 				continue
 			}
 			shift := at - rec[i][0].Start
-			if len(ws) > 0 {
-				last := &ws[len(ws)-1]
-				last.Text = strings.TrimRight(last.Text, ".?!")
-			}
 			for _, w := range rec[i] {
 				w.Start += shift
 				w.End += shift
 				ws = append(ws, w)
 			}
 			at = ws[len(ws)-1].End + joinGapMillis
+		}
+		// Formatting may join words (numbers), so passages are found
+		// again by time.
+		ws = nlptest.Format(ws)
+		starts := make([]int, len(begins))
+		for k, b := range begins {
+			starts[k] = len(ws)
+			for j, w := range ws {
+				if w.Start >= b {
+					starts[k] = j
+					break
+				}
+			}
 		}
 		out = append(out, doc{t: nlptest.Transcript(ws), starts: starts, parts: d})
 	}

@@ -114,6 +114,18 @@ func Close() {
 // amounts and punctuation aloud as a person would.
 func Recognize(t testing.TB, texts []string) [][]transcribe.Word {
 	t.Helper()
+	out := RecognizeRaw(t, texts)
+	for i := range out {
+		out[i] = Format(out[i])
+	}
+	return out
+}
+
+// RecognizeRaw is Recognize without the formatting: the recognizer's
+// lower-case words and times, for a test that joins several clips into one
+// recording and formats that as a whole.
+func RecognizeRaw(t testing.TB, texts []string) [][]transcribe.Word {
+	t.Helper()
 	clips := make([]string, len(texts))
 	for i, s := range texts {
 		clips[i] = testaudio.Speech(t, Voices[i%len(Voices)], flat(s))
@@ -138,9 +150,6 @@ func Recognize(t testing.TB, texts []string) [][]transcribe.Word {
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
-	}
-	for i := range out {
-		out[i] = Format(out[i])
 	}
 	return out
 }
