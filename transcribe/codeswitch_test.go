@@ -73,7 +73,7 @@ func TestCodeSwitching(t *testing.T) {
 	audio := spans([2]int{120, 8000}, [2]int{60, 3000})
 	run := func(o *transcribe.LanguageDetectionOptions, codes []string) *transcribe.Transcript {
 		t.Helper()
-		tr, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", audio), LanguageDetection: transcribe.Bool(true), LanguageDetectionOptions: o, LanguageCodes: codes})
+		tr, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", audio), LanguageDetection: transcribe.Ptr(true), LanguageDetectionOptions: o, LanguageCodes: codes})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestCodeSwitching(t *testing.T) {
 		return r.L
 	}
 	on := func(th *float64) *transcribe.LanguageDetectionOptions {
-		return &transcribe.LanguageDetectionOptions{CodeSwitching: transcribe.Bool(true), CodeSwitchingConfidenceThreshold: th}
+		return &transcribe.LanguageDetectionOptions{CodeSwitching: transcribe.Ptr(true), CodeSwitchingConfidenceThreshold: th}
 	}
 	tr := run(on(nil), nil)
 	got := results(tr)
@@ -101,11 +101,11 @@ func TestCodeSwitching(t *testing.T) {
 		got[0].Confidence+got[1].Confidence < 0.999 || !slices.Equal(tr.LanguageCodes, []string{"en", "es"}) {
 		t.Errorf("default threshold 0.3: %+v, language_codes %v", got, tr.LanguageCodes)
 	}
-	tr = run(on(transcribe.Float64(0.5)), nil)
+	tr = run(on(transcribe.Ptr(0.5)), nil)
 	if got := results(tr); len(got) != 1 || got[0].LanguageCode != "en" || !slices.Equal(tr.LanguageCodes, []string{"en"}) {
 		t.Errorf("threshold 0.5: %+v, language_codes %v", got, tr.LanguageCodes)
 	}
-	tr = run(on(transcribe.Float64(0.9)), nil)
+	tr = run(on(transcribe.Ptr(0.9)), nil)
 	if got := results(tr); len(got) != 1 || got[0].LanguageCode != "en" {
 		t.Errorf("threshold 0.9 (all below): %+v, want the highest only", got)
 	}

@@ -64,10 +64,10 @@ func TestEnginesByName(t *testing.T) {
 		echo, used, txt string
 	}{
 		{transcribe.TranscriptParams{}, "universal", "engine-a v1", "hello"}, // the API's default model name, not the engine's
-		{transcribe.TranscriptParams{SpeechModel: transcribe.String("whisper")}, "whisper", "engine-b v2", "hallo"},
-		{transcribe.TranscriptParams{SpeechModel: transcribe.String("best")}, "best", "engine-b v2", "hallo"},
-		{transcribe.TranscriptParams{SpeechModel: transcribe.String("nano")}, "nano", "engine-a v1", "hello"},
-		{transcribe.TranscriptParams{SpeechModel: transcribe.String("universal")}, "universal", "engine-a v1", "hello"}, // unclaimed API name: the default
+		{transcribe.TranscriptParams{SpeechModel: transcribe.Ptr("whisper")}, "whisper", "engine-b v2", "hallo"},
+		{transcribe.TranscriptParams{SpeechModel: transcribe.Ptr("best")}, "best", "engine-b v2", "hallo"},
+		{transcribe.TranscriptParams{SpeechModel: transcribe.Ptr("nano")}, "nano", "engine-a v1", "hello"},
+		{transcribe.TranscriptParams{SpeechModel: transcribe.Ptr("universal")}, "universal", "engine-a v1", "hello"}, // unclaimed API name: the default
 		{transcribe.TranscriptParams{SpeechModels: []string{"nope", "whisper"}}, "whisper", "engine-b v2", "hallo"},
 		{transcribe.TranscriptParams{SpeechModels: []string{"nope", "best"}}, "best", "engine-b v2", "hallo"},
 	} {
@@ -86,7 +86,7 @@ func TestEnginesByName(t *testing.T) {
 		}
 	}
 	var pe *transcribe.ParamError
-	_, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: "https://media.test/a.wav", SpeechModel: transcribe.String("huge")})
+	_, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: "https://media.test/a.wav", SpeechModel: transcribe.Ptr("huge")})
 	if !errors.As(err, &pe) || pe.Field != "speech_model" || !strings.Contains(pe.Reason, `"pocketsphinx", "whisper"`) {
 		t.Errorf("unknown model: %v", err)
 	}
@@ -94,11 +94,11 @@ func TestEnginesByName(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Field != "speech_models" {
 		t.Errorf("no known model in speech_models: %v", err)
 	}
-	_, err = e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: "https://media.test/a.wav", LanguageCode: transcribe.String("ja")})
+	_, err = e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: "https://media.test/a.wav", LanguageCode: transcribe.Ptr("ja")})
 	if !errors.As(err, &pe) || pe.Field != "language_code" || !strings.Contains(pe.Reason, "en, de, fr") {
 		t.Errorf("unsupported language: %v", err)
 	}
-	if _, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: "https://media.test/a.wav", LanguageCode: transcribe.String("en_us")}); err != nil {
+	if _, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: "https://media.test/a.wav", LanguageCode: transcribe.Ptr("en_us")}); err != nil {
 		t.Errorf("en_us on an English engine: %v", err)
 	}
 }
@@ -112,7 +112,7 @@ func TestLanguageDetection(t *testing.T) {
 	run := func(p transcribe.TranscriptParams) *transcribe.Transcript {
 		t.Helper()
 		p.AudioURL = e.upload(t, "p", media(1, 2))
-		p.SpeechModel = transcribe.String("whisper")
+		p.SpeechModel = transcribe.Ptr("whisper")
 		tr, err := e.submit(ctx, "p", p)
 		if err != nil {
 			t.Fatal(err)
@@ -123,15 +123,15 @@ func TestLanguageDetection(t *testing.T) {
 	if tr.LanguageCode == nil || *tr.LanguageCode != "de" || tr.LanguageConfidence == nil || *tr.LanguageConfidence != 0.93 {
 		t.Errorf("detected: %v %v", tr.LanguageCode, tr.LanguageConfidence)
 	}
-	tr = run(transcribe.TranscriptParams{LanguageConfidenceThreshold: transcribe.Float64(0.95)})
+	tr = run(transcribe.TranscriptParams{LanguageConfidenceThreshold: transcribe.Ptr(0.95)})
 	if tr.Status != transcribe.StatusError || !strings.Contains(*tr.Error, "below language_confidence_threshold") {
 		t.Errorf("threshold: %s %v", tr.Status, tr.Error)
 	}
-	tr = run(transcribe.TranscriptParams{LanguageDetectionOptions: &transcribe.LanguageDetectionOptions{ExpectedLanguages: []string{"en", "fr"}, FallbackLanguage: transcribe.String("fr")}})
+	tr = run(transcribe.TranscriptParams{LanguageDetectionOptions: &transcribe.LanguageDetectionOptions{ExpectedLanguages: []string{"en", "fr"}, FallbackLanguage: transcribe.Ptr("fr")}})
 	if *tr.LanguageCode != "fr" || tr.Metadata == nil || len(tr.Metadata.Warnings) == 0 {
 		t.Errorf("fallback: %v %+v", *tr.LanguageCode, tr.Metadata)
 	}
-	tr = run(transcribe.TranscriptParams{LanguageCode: transcribe.String("de"), LanguageDetection: transcribe.Bool(false)})
+	tr = run(transcribe.TranscriptParams{LanguageCode: transcribe.Ptr("de"), LanguageDetection: transcribe.Ptr(false)})
 	if *tr.LanguageCode != "de" || tr.LanguageConfidence != nil {
 		t.Errorf("given language: %v %v", *tr.LanguageCode, tr.LanguageConfidence)
 	}
@@ -151,7 +151,7 @@ func TestNoSpeechFallback(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	tr, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", media(1, 1, true)),
-		LanguageDetectionOptions: &transcribe.LanguageDetectionOptions{OnNoSpeechDetected: transcribe.String("fallback"), FallbackLanguage: transcribe.String("es")}})
+		LanguageDetectionOptions: &transcribe.LanguageDetectionOptions{OnNoSpeechDetected: transcribe.Ptr("fallback"), FallbackLanguage: transcribe.Ptr("es")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestFileRecognizer(t *testing.T) {
 	if done := e.wait(t, "p", tr.ID); *done.Text != "from file" || fr.file.Load() != 1 {
 		t.Errorf("whole file: %q, %d file calls", *done.Text, fr.file.Load())
 	}
-	tr, _ = e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", media(1, 2)), AudioStartFrom: transcribe.Int64(500)})
+	tr, _ = e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", media(1, 2)), AudioStartFrom: transcribe.Ptr(int64(500))})
 	if done := e.wait(t, "p", tr.ID); !strings.HasPrefix(*done.Text, "decoded") || fr.file.Load() != 1 {
 		t.Errorf("trimmed: %q, %d file calls", *done.Text, fr.file.Load())
 	}

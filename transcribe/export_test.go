@@ -7,3 +7,7 @@ func SetTransitionHook(f func(from, to Status)) (restore func()) {
 	transitionHook = f
 	return func() { transitionHook = prev }
 }
+
+// CanTransition is the transition table's check, for the tests of
+// package transcribe_test.
+var CanTransition = canTransition

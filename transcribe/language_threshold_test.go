@@ -29,8 +29,8 @@ func TestLanguageConfidenceThresholdNeverIgnored(t *testing.T) {
 	ctx := context.Background()
 	run := func(engine string, th *float64) (*transcribe.Transcript, error) {
 		t.Helper()
-		tr, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", media(1, 2)), SpeechModel: transcribe.String(engine),
-			LanguageDetection: transcribe.Bool(true), LanguageConfidenceThreshold: th})
+		tr, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", media(1, 2)), SpeechModel: transcribe.Ptr(engine),
+			LanguageDetection: transcribe.Ptr(true), LanguageConfidenceThreshold: th})
 		if err != nil {
 			return nil, err
 		}
@@ -43,13 +43,13 @@ func TestLanguageConfidenceThresholdNeverIgnored(t *testing.T) {
 		conf   *float64 // language_confidence when completed
 		reason string   // in the error when failed
 	}{
-		{"sure", transcribe.Float64(0.5), transcribe.StatusCompleted, transcribe.Float64(0.8), ""},
-		{"sure", transcribe.Float64(0.9), transcribe.StatusError, nil, "the detected language fr has confidence 0.80, below language_confidence_threshold 0.90"},
-		{"unsure", transcribe.Float64(0.5), transcribe.StatusError, nil, "language_confidence_threshold 0.50 cannot be applied: the speech engine whisper.cpp reported the language fr without a confidence"},
+		{"sure", transcribe.Ptr(0.5), transcribe.StatusCompleted, transcribe.Ptr(0.8), ""},
+		{"sure", transcribe.Ptr(0.9), transcribe.StatusError, nil, "the detected language fr has confidence 0.80, below language_confidence_threshold 0.90"},
+		{"unsure", transcribe.Ptr(0.5), transcribe.StatusError, nil, "language_confidence_threshold 0.50 cannot be applied: the speech engine whisper.cpp reported the language fr without a confidence"},
 		{"unsure", nil, transcribe.StatusCompleted, nil, ""},
-		{"unsure", transcribe.Float64(0), transcribe.StatusCompleted, nil, ""},
+		{"unsure", transcribe.Ptr(0.0), transcribe.StatusCompleted, nil, ""},
 		{"pocketsphinx", nil, transcribe.StatusCompleted, nil, ""},
-		{"pocketsphinx", transcribe.Float64(0), transcribe.StatusCompleted, nil, ""},
+		{"pocketsphinx", transcribe.Ptr(0.0), transcribe.StatusCompleted, nil, ""},
 	} {
 		tr, err := run(c.engine, c.th)
 		if err != nil {
@@ -66,7 +66,7 @@ func TestLanguageConfidenceThresholdNeverIgnored(t *testing.T) {
 		}
 	}
 	// An engine that does not detect: refused before any work.
-	_, err := run("pocketsphinx", transcribe.Float64(0.5))
+	_, err := run("pocketsphinx", transcribe.Ptr(0.5))
 	var pe *transcribe.ParamError
 	if !errors.As(err, &pe) || pe.Field != "language_confidence_threshold" || !strings.Contains(pe.Reason, `engine "pocketsphinx" does not detect languages (it transcribes en)`) ||
 		!strings.Contains(pe.Reason, `"sure", "unsure"`) {

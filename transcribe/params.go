@@ -110,15 +110,8 @@ func isFalse(b *bool) bool  { return b != nil && !*b }
 func boolp(b bool) *bool    { return &b }
 func strp(s string) *string { return &s }
 
-// Bool, String, Int64 and Float64 return pointers to their argument, for
-// building TranscriptParams in Go.
-func Bool(v bool) *bool          { return &v }
-func String(v string) *string    { return &v }
-func Int64(v int64) *int64       { return &v }
-func Float64(v float64) *float64 { return &v }
-
-// Ptr returns a pointer to v, for the typed enum fields of TranscriptParams
-// (Ptr(SummaryGist)).
+// Ptr returns a pointer to v, for the optional fields of TranscriptParams:
+// Ptr(true), Ptr("en"), Ptr(int64(60)), Ptr(SummaryGist).
 func Ptr[T any](v T) *T { return &v }
 
 // IsTrue reports whether an optional flag is set and true.

@@ -33,7 +33,7 @@ func (p *TranscriptParams) Normalize() {
 	if p.WordBoost == nil {
 		p.WordBoost = []string{}
 	}
-	p.WordBoost = dedupe(p.WordBoost, SpokenForm)
+	p.WordBoost = dedupe(p.WordBoost, spokenForm)
 	p.KeytermsPrompt = dedupe(p.KeytermsPrompt, func(s string) string { return strings.Join(strings.Fields(s), " ") })
 	if len(p.WordBoost) > 0 && p.BoostParam == nil {
 		b := BoostDefault
@@ -139,12 +139,12 @@ func (p *TranscriptParams) Warnings() []Warning {
 	return ws
 }
 
-// SpokenForm rewrites a boost term the way the spec describes: punctuation
+// spokenForm rewrites a boost term the way the spec describes: punctuation
 // other than apostrophes removed, acronyms written without spaces (a run
 // of two or more single letters each followed by a period, "U.S.A." or
 // "U. S. A.", becomes "USA"), accented letters folded to ASCII, runs of
 // spaces collapsed.
-func SpokenForm(term string) string {
+func spokenForm(term string) string {
 	var b strings.Builder
 	for _, r := range joinAcronyms(term) {
 		if r > unicode.MaxASCII {
@@ -168,7 +168,7 @@ func SpokenForm(term string) string {
 // joinAcronyms writes dotted acronyms ("U.S.A.", "U. S. A", "e.g.")
 // without their dots and spaces. A letter counts only when it stands
 // alone (no letter or digit next to it), so "A. Smith" and "node.js" are
-// left for SpokenForm's ordinary rules.
+// left for spokenForm's ordinary rules.
 func joinAcronyms(s string) string {
 	rs := []rune(s)
 	n := len(rs)

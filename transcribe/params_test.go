@@ -131,7 +131,7 @@ func TestValidate(t *testing.T) {
 	if err := p.Validate(); err == nil {
 		t.Error("201 keyterms accepted for universal-2")
 	}
-	p.SpeechModel = String("slam-1")
+	p.SpeechModel = Ptr("slam-1")
 	if err := p.Validate(); err != nil {
 		t.Errorf("201 keyterms refused for pro model: %v", err)
 	}
@@ -156,12 +156,12 @@ func TestNormalizeDefaults(t *testing.T) {
 	if p.WordBoost[0] != "Cafe au lait" || p.WordBoost[1] != "O'Neil" {
 		t.Errorf("word_boost spoken form = %q", p.WordBoost)
 	}
-	q := TranscriptParams{AudioURL: "https://x/a", LanguageCode: String("de")}
+	q := TranscriptParams{AudioURL: "https://x/a", LanguageCode: Ptr("de")}
 	q.Normalize()
 	if *q.LanguageDetection || q.BoostParam != nil || len(q.WordBoost) != 0 || q.WordBoost == nil {
 		t.Errorf("bad normalize with language code: %+v", q)
 	}
-	r := TranscriptParams{AudioURL: "https://x/a", RedactPII: Bool(true), RedactPIIAudio: Bool(true), Summarization: Bool(true)}
+	r := TranscriptParams{AudioURL: "https://x/a", RedactPII: Ptr(true), RedactPIIAudio: Ptr(true), Summarization: Ptr(true)}
 	r.Normalize()
 	if *r.RedactPIISub != "hash" || *r.RedactPIIAudioQuality != "mp3" || *r.SummaryType != "bullets" || *r.SummaryModel != "informative" {
 		t.Errorf("bad redaction/summary defaults")
@@ -179,14 +179,14 @@ func TestWrongJSONTypes(t *testing.T) {
 }
 
 func TestDomainWarning(t *testing.T) {
-	p := TranscriptParams{AudioURL: "https://x/a", Domain: Ptr(DomainMedical), LanguageCode: String("ja")}
+	p := TranscriptParams{AudioURL: "https://x/a", Domain: Ptr(DomainMedical), LanguageCode: Ptr("ja")}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	if w := p.Warnings(); len(w) != 1 {
 		t.Fatalf("want one warning, got %v", w)
 	}
-	p.LanguageCode = String("es")
+	p.LanguageCode = Ptr("es")
 	if w := p.Warnings(); len(w) != 0 {
 		t.Fatalf("want no warning, got %v", w)
 	}
@@ -264,7 +264,7 @@ func TestCustomSpellingRefusesInvisibleAndControl(t *testing.T) {
 // TestContentSafetyConfidenceIgnoredWhenOff: out of range is refused only
 // when content_safety is on; otherwise it is ignored (and not echoed).
 func TestContentSafetyConfidenceIgnoredWhenOff(t *testing.T) {
-	off := TranscriptParams{AudioURL: "https://x/a.wav", ContentSafetyConfidence: Int64(5)}
+	off := TranscriptParams{AudioURL: "https://x/a.wav", ContentSafetyConfidence: Ptr(int64(5))}
 	if err := off.Validate(); err != nil {
 		t.Fatalf("content_safety off: %v", err)
 	}
@@ -272,7 +272,7 @@ func TestContentSafetyConfidenceIgnoredWhenOff(t *testing.T) {
 	if off.ContentSafetyConfidence != nil {
 		t.Errorf("ignored confidence kept: %d", *off.ContentSafetyConfidence)
 	}
-	on := TranscriptParams{AudioURL: "https://x/a.wav", ContentSafety: Bool(true), ContentSafetyConfidence: Int64(5)}
+	on := TranscriptParams{AudioURL: "https://x/a.wav", ContentSafety: Ptr(true), ContentSafetyConfidence: Ptr(int64(5))}
 	var pe *ParamError
 	if err := on.Validate(); !errors.As(err, &pe) || pe.Field != "content_safety_confidence" {
 		t.Errorf("content_safety on: %v", err)
@@ -294,13 +294,13 @@ func TestNormalizeEchoesEffectiveDefaults(t *testing.T) {
 		t.Errorf("language_detection_options = %s, want %s", b, want)
 	}
 	q := TranscriptParams{AudioURL: "https://x/a", LanguageDetectionOptions: &LanguageDetectionOptions{
-		ExpectedLanguages: []string{"en", "de"}, FallbackLanguage: String("de"), OnNoSpeechDetected: String("fallback")}}
+		ExpectedLanguages: []string{"en", "de"}, FallbackLanguage: Ptr("de"), OnNoSpeechDetected: Ptr("fallback")}}
 	q.Normalize()
 	b, _ = json.Marshal(q.LanguageDetectionOptions)
 	if want := `{"expected_languages":["en","de"],"fallback_language":"de","code_switching":false,"code_switching_confidence_threshold":0.3,"on_no_speech_detected":"fallback"}`; string(b) != want {
 		t.Errorf("language_detection_options = %s, want %s", b, want)
 	}
-	r := TranscriptParams{AudioURL: "https://x/a", LanguageCode: String("en"), Multichannel: Bool(true)}
+	r := TranscriptParams{AudioURL: "https://x/a", LanguageCode: Ptr("en"), Multichannel: Ptr(true)}
 	r.Normalize()
 	if r.LanguageDetectionOptions != nil || !*r.Multichannel {
 		t.Errorf("detection off: options %+v, multichannel %v", r.LanguageDetectionOptions, *r.Multichannel)
@@ -329,8 +329,8 @@ func TestSpokenFormAcronyms(t *testing.T) {
 		".":                "",
 		"J. R. R. Tolkien": "JRR Tolkien",
 	} {
-		if got := SpokenForm(in); got != want {
-			t.Errorf("SpokenForm(%q) = %q, want %q", in, got, want)
+		if got := spokenForm(in); got != want {
+			t.Errorf("spokenForm(%q) = %q, want %q", in, got, want)
 		}
 	}
 	p := TranscriptParams{AudioURL: "https://x/a", WordBoost: []string{"U.S.A.", "USA", "U S A"}}
@@ -345,15 +345,15 @@ func FuzzSpokenForm(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out := SpokenForm(s)
+		out := spokenForm(s)
 		if out != strings.Join(strings.Fields(out), " ") {
-			t.Errorf("SpokenForm(%q) = %q: spaces not collapsed", s, out)
+			t.Errorf("spokenForm(%q) = %q: spaces not collapsed", s, out)
 		}
 		if strings.ContainsAny(out, ".,!?") {
-			t.Errorf("SpokenForm(%q) = %q keeps punctuation", s, out)
+			t.Errorf("spokenForm(%q) = %q keeps punctuation", s, out)
 		}
-		if SpokenForm(out) != out {
-			t.Errorf("SpokenForm not idempotent: %q -> %q -> %q", s, out, SpokenForm(out))
+		if spokenForm(out) != out {
+			t.Errorf("spokenForm not idempotent: %q -> %q -> %q", s, out, spokenForm(out))
 		}
 	})
 }

@@ -210,11 +210,11 @@ func trimRange(n int64, rate int, start, end *int64) (lo, hi int64, err error) {
 	return lo, hi, nil
 }
 
-// decode decodes the media at path into a Spool in TempDir, refusing
+// decode decodes the media at path into a spool in TempDir, refusing
 // audio longer than MaxMediaDuration in all (its length times the channels
 // transcribed separately) from the container's header when it says, and as
 // samples arrive otherwise.
-func (s *Service) decode(ctx context.Context, path string, rate int, multi bool) (*Spool, error) {
+func (s *Service) decode(ctx context.Context, path string, rate int, multi bool) (*spool, error) {
 	maxFrames := int64(s.cfg.MaxMediaDuration.Seconds() * float64(rate))
 	sp := newSpool(s.cfg.TempDir, func(channels int, frames int64) error {
 		if frames*int64(channels) <= maxFrames {

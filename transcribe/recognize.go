@@ -35,7 +35,7 @@ type piece struct {
 // engine pool's capacity) the pieces are as many as maxLen needs rounded
 // up to a multiple of servers, of about equal length, so that the last
 // round of pieces keeps every server busy.
-func cutPieces(sp *Spool, ch int, lo, hi int64, maxLen, whole time.Duration, servers int) ([]piece, error) {
+func cutPieces(sp *spool, ch int, lo, hi int64, maxLen, whole time.Duration, servers int) ([]piece, error) {
 	rate := int64(sp.SampleRate)
 	if hi-lo <= int64(whole.Seconds()*float64(rate)) {
 		return []piece{{ch, lo, hi}}, nil
@@ -79,7 +79,7 @@ func cutPieces(sp *Spool, ch int, lo, hi int64, maxLen, whole time.Duration, ser
 
 // silentSpool reports whether every channel's peak over [lo, hi) is below
 // -60 dBFS, reading a second at a time.
-func silentSpool(sp *Spool, lo, hi int64) (bool, error) {
+func silentSpool(sp *spool, lo, hi int64) (bool, error) {
 	buf := make([]int16, sp.SampleRate)
 	for c := 0; c < sp.Channels(); c++ {
 		for p := lo; p < hi; {
@@ -108,7 +108,7 @@ func silentSpool(sp *Spool, lo, hi int64) (bool, error) {
 // labels are set when multi, and the words come back in time order. The
 // first recognition that names a language is returned beside them, and
 // each piece's language and word count (for code switching).
-func recognizePieces(ctx context.Context, rec Recognizer, sp *Spool, lo, hi int64, multi bool, opts RecognizeOptions, parallel int) ([]Word, *Recognition, []pieceLanguage, error) {
+func recognizePieces(ctx context.Context, rec Recognizer, sp *spool, lo, hi int64, multi bool, opts RecognizeOptions, parallel int) ([]Word, *Recognition, []pieceLanguage, error) {
 	maxLen := pieceLen
 	if m := rec.Features().MaxAudio; m > 0 && m < maxLen {
 		maxLen = m

@@ -36,8 +36,8 @@ func TestGetJSONMatchesGet(t *testing.T) {
 	text := `he said "hi", \ then ,"webhook_status_code":7 {}`
 	conf, dur := 0.9, 3.0
 	tr := &Transcript{ID: "0f0e0d0c-0b0a-4090-8070-605040302010", Status: StatusCompleted, ProjectID: "p",
-		TranscriptParams: TranscriptParams{AudioURL: "https://x/a.wav", WebhookURL: String("https://h/?a=1"),
-			WebhookAuthHeaderName: String("X-S"), WebhookAuthHeaderValue: String("secret"), ContentSafety: Bool(true), ContentSafetyConfidence: Int64(60),
+		TranscriptParams: TranscriptParams{AudioURL: "https://x/a.wav", WebhookURL: Ptr("https://h/?a=1"),
+			WebhookAuthHeaderName: Ptr("X-S"), WebhookAuthHeaderValue: Ptr("secret"), ContentSafety: Ptr(true), ContentSafetyConfidence: Ptr(int64(60)),
 			// A parameter echoed as given, holding the key raw (it comes
 			// before the real one).
 			RemoveAudioTags: json.RawMessage(`{"a":1,"webhook_status_code":7,"status":"x"}`)},
@@ -99,7 +99,7 @@ func (nopRec) Features() RecognizerFeatures {
 // an error, and summaries written as JSON by earlier versions still read.
 func TestSummaryEncoding(t *testing.T) {
 	e := "boom \x00 \u00e9"
-	for _, m := range []summary{{}, {AudioURL: "https://x/a.wav"}, {AudioURL: "u", Error: &e}, {Error: String("")}} {
+	for _, m := range []summary{{}, {AudioURL: "https://x/a.wav"}, {AudioURL: "u", Error: &e}, {Error: Ptr("")}} {
 		var got summary
 		if err := got.decode(m.encode()); err != nil {
 			t.Fatalf("%+v: %v", m, err)

@@ -203,7 +203,7 @@ func TestSubmitProcessComplete(t *testing.T) {
 	ctx := context.Background()
 	u := e.upload(t, "p1", media(1, 2))
 	tr, err := e.submit(ctx, "p1", transcribe.TranscriptParams{AudioURL: u,
-		WebhookURL: transcribe.String("https://hooks.test/x?a=1"), WebhookAuthHeaderName: transcribe.String("X-Secret"), WebhookAuthHeaderValue: transcribe.String("v")})
+		WebhookURL: transcribe.Ptr("https://hooks.test/x?a=1"), WebhookAuthHeaderName: transcribe.Ptr("X-Secret"), WebhookAuthHeaderValue: transcribe.Ptr("v")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestAudioRange(t *testing.T) {
 	e := newEnv(t)
 	u := e.upload(t, "p", media(1, 4))
 	tr, err := e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u,
-		AudioStartFrom: transcribe.Int64(1000), AudioEndAt: transcribe.Int64(3000)})
+		AudioStartFrom: transcribe.Ptr(int64(1000)), AudioEndAt: transcribe.Ptr(int64(3000))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestAudioRange(t *testing.T) {
 	}
 	// start past the end fails with a reason.
 	u = e.upload(t, "p", media(1, 1))
-	tr, _ = e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, AudioStartFrom: transcribe.Int64(5000)})
+	tr, _ = e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, AudioStartFrom: transcribe.Ptr(int64(5000))})
 	if done := e.wait(t, "p", tr.ID); done.Status != transcribe.StatusError || !strings.Contains(*done.Error, "audio_start_from") {
 		t.Errorf("start past end: %s %v", done.Status, done.Error)
 	}
@@ -332,7 +332,7 @@ func TestMultichannel(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	u := e.upload(t, "p", media(2, 1, false, true)) // channel 2 silent
-	tr, _ := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u, DualChannel: transcribe.Bool(true)})
+	tr, _ := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u, DualChannel: transcribe.Ptr(true)})
 	done := e.wait(t, "p", tr.ID)
 	if done.Status != transcribe.StatusCompleted {
 		t.Fatal(*done.Error)
@@ -346,7 +346,7 @@ func TestMultichannel(t *testing.T) {
 		t.Errorf("audio_channels %v", *done.AudioChannels)
 	}
 	u = e.upload(t, "p", media(1, 1))
-	tr, _ = e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u, Multichannel: transcribe.Bool(true)})
+	tr, _ = e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u, Multichannel: transcribe.Ptr(true)})
 	if done := e.wait(t, "p", tr.ID); done.Status != transcribe.StatusError || !strings.Contains(*done.Error, "mono") {
 		t.Errorf("mono multichannel: %s %v", done.Status, done.Error)
 	}
@@ -416,7 +416,7 @@ func TestLeaseRecovery(t *testing.T) {
 func TestHugeAudioStartDoesNotCrash(t *testing.T) {
 	e := newEnv(t)
 	u := e.upload(t, "p", media(1, 1))
-	tr, err := e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, AudioStartFrom: transcribe.Int64(576460752303424)})
+	tr, err := e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, AudioStartFrom: transcribe.Ptr(int64(576460752303424))})
 	if err != nil {
 		t.Fatal(err)
 	}

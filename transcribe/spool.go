@@ -36,13 +36,13 @@ type StreamDecoder interface {
 	DecodeTo(ctx context.Context, path string, sampleRate int, keepChannels bool, sink Sink) (format string, err error)
 }
 
-// Spool is decoded audio kept in temporary files, one per channel of
+// spool is decoded audio kept in temporary files, one per channel of
 // 16-bit little-endian samples, so that a job of any length is decoded,
-// checked and recognized in bounded memory. It is a Sink. A Spool belongs
+// checked and recognized in bounded memory. It is a Sink. A spool belongs
 // to one job: it is not safe for concurrent writes, Read may be called
 // from several goroutines once writing is done, and Close removes the
 // files.
-type Spool struct {
+type spool struct {
 	SampleRate int
 	// Format is the media format the audio was decoded from ("" when
 	// unknown).
@@ -57,23 +57,23 @@ type Spool struct {
 	raw    []byte // Write's scratch
 }
 
-// newSpool returns an empty Spool making its files in dir. limit, when not
+// newSpool returns an empty spool making its files in dir. limit, when not
 // nil, is asked at Start (with the declared length) and as samples arrive
 // whether the audio may still grow.
-func newSpool(dir string, limit func(channels int, frames int64) error) *Spool {
-	return &Spool{dir: dir, limit: limit}
+func newSpool(dir string, limit func(channels int, frames int64) error) *spool {
+	return &spool{dir: dir, limit: limit}
 }
 
 // Start implements Sink.
-func (s *Spool) Start(channels, rate int, declared int64) error {
+func (s *spool) Start(channels, rate int, declared int64) error {
 	if s.done {
-		return errors.New("transcribe: Spool.Start after writing ended")
+		return errors.New("transcribe: spool.Start after writing ended")
 	}
 	if s.files != nil {
 		s.Close() // a decoder starting over: drop what it wrote
 	}
 	if channels < 1 || rate < 1 {
-		return fmt.Errorf("transcribe: Spool.Start: %d channels at %d Hz", channels, rate)
+		return fmt.Errorf("transcribe: spool.Start: %d channels at %d Hz", channels, rate)
 	}
 	if s.limit != nil && declared > 0 {
 		if err := s.limit(channels, declared); err != nil {
@@ -97,9 +97,9 @@ func (s *Spool) Start(channels, rate int, declared int64) error {
 }
 
 // Write implements Sink.
-func (s *Spool) Write(c int, samples []int16) error {
+func (s *spool) Write(c int, samples []int16) error {
 	if c < 0 || c >= len(s.files) || s.done {
-		return fmt.Errorf("transcribe: Spool.Write to channel %d of %d", c, len(s.files))
+		return fmt.Errorf("transcribe: spool.Write to channel %d of %d", c, len(s.files))
 	}
 	s.frames[c] += int64(len(samples))
 	if s.limit != nil && c == 0 && len(samples) > 0 {
@@ -120,9 +120,9 @@ func (s *Spool) Write(c int, samples []int16) error {
 	return nil
 }
 
-// finish flushes what was written; then the Spool is read-only. Channels
+// finish flushes what was written; then the spool is read-only. Channels
 // of unequal length are cut to the shortest.
-func (s *Spool) finish() error {
+func (s *spool) finish() error {
 	if s.done {
 		return nil
 	}
@@ -137,10 +137,10 @@ func (s *Spool) finish() error {
 }
 
 // Channels returns the number of channels.
-func (s *Spool) Channels() int { return len(s.files) }
+func (s *spool) Channels() int { return len(s.files) }
 
 // Frames returns the number of samples per channel.
-func (s *Spool) Frames() int64 {
+func (s *spool) Frames() int64 {
 	if len(s.frames) == 0 {
 		return 0
 	}
@@ -152,7 +152,7 @@ func (s *Spool) Frames() int64 {
 }
 
 // Duration returns the length of the audio.
-func (s *Spool) Duration() time.Duration {
+func (s *spool) Duration() time.Duration {
 	if s.SampleRate == 0 {
 		return 0
 	}
@@ -161,9 +161,9 @@ func (s *Spool) Duration() time.Duration {
 
 // Read fills dst with samples of channel c from frame from on and returns
 // how many it read: fewer than len(dst) only at the end (with io.EOF).
-func (s *Spool) Read(c int, from int64, dst []int16) (int, error) {
+func (s *spool) Read(c int, from int64, dst []int16) (int, error) {
 	if c < 0 || c >= len(s.files) {
-		return 0, fmt.Errorf("transcribe: Spool has no channel %d", c)
+		return 0, fmt.Errorf("transcribe: spool has no channel %d", c)
 	}
 	end := s.Frames()
 	if from >= end {
@@ -184,9 +184,9 @@ func (s *Spool) Read(c int, from int64, dst []int16) (int, error) {
 }
 
 // Samples returns channel c's samples [from, to) in memory.
-func (s *Spool) Samples(c int, from, to int64) ([]int16, error) {
+func (s *spool) Samples(c int, from, to int64) ([]int16, error) {
 	if to < from {
-		return nil, fmt.Errorf("transcribe: Spool.Samples(%d, %d)", from, to)
+		return nil, fmt.Errorf("transcribe: spool.Samples(%d, %d)", from, to)
 	}
 	out := make([]int16, to-from)
 	n, err := s.Read(c, from, out)
@@ -197,7 +197,7 @@ func (s *Spool) Samples(c int, from, to int64) ([]int16, error) {
 }
 
 // PCM returns frames [from, to) of every channel in memory.
-func (s *Spool) PCM(from, to int64) (*PCM, error) {
+func (s *spool) PCM(from, to int64) (*PCM, error) {
 	p := &PCM{SampleRate: s.SampleRate, Format: s.Format, Channels: make([][]int16, s.Channels())}
 	for c := range p.Channels {
 		x, err := s.Samples(c, from, to)
@@ -210,7 +210,7 @@ func (s *Spool) PCM(from, to int64) (*PCM, error) {
 }
 
 // Close removes the files.
-func (s *Spool) Close() error {
+func (s *spool) Close() error {
 	var first error
 	for _, f := range s.files {
 		if f == nil {
@@ -226,8 +226,8 @@ func (s *Spool) Close() error {
 }
 
 // spoolPCM writes in-memory PCM (from a Decoder without DecodeTo) to a
-// Spool.
-func spoolPCM(s *Spool, p *PCM) error {
+// spool.
+func spoolPCM(s *spool, p *PCM) error {
 	if len(p.Channels) == 0 {
 		return &MediaError{Reason: "the media contains no audio"}
 	}

@@ -41,7 +41,7 @@ type Job struct {
 	// Now is the clock for artifact times. Default time.Now.
 	Now func() time.Time
 
-	spool    *Spool
+	spool    *spool
 	from, to int64
 }
 

@@ -41,7 +41,7 @@ func TestStagesRunInOrder(t *testing.T) {
 		t.Fatalf("text %q order %v", *done.Text, order)
 	}
 	u = e.upload(t, "p", media(1, 1))
-	tr, _ = e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, SpeakerLabels: transcribe.Bool(true)})
+	tr, _ = e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, SpeakerLabels: transcribe.Ptr(true)})
 	if done := e.wait(t, "p", tr.ID); done.Status != transcribe.StatusError || *done.Error != "too few speakers" {
 		t.Fatalf("failing stage: %s %v", done.Status, done.Error)
 	}
@@ -56,8 +56,8 @@ func TestRedactedAudio(t *testing.T) {
 	})
 	ctx := context.Background()
 	u := e.upload(t, "p", media(1, 1))
-	tr, _ := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u, RedactPII: transcribe.Bool(true), RedactPIIAudio: transcribe.Bool(true),
-		RedactPIIPolicies: []string{"person_name"}, WebhookURL: transcribe.String("https://h.test/")})
+	tr, _ := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: u, RedactPII: transcribe.Ptr(true), RedactPIIAudio: transcribe.Ptr(true),
+		RedactPIIPolicies: []string{"person_name"}, WebhookURL: transcribe.Ptr("https://h.test/")})
 	e.wait(t, "p", tr.ID)
 	<-e.notes
 	n := <-e.notes
@@ -134,7 +134,7 @@ func TestPanickingStageFailsTheJobOnly(t *testing.T) {
 	}
 	// The workers are still alive.
 	u = e.upload(t, "p", media(1, 1))
-	e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, SpeakerLabels: transcribe.Bool(true)})
+	e.submit(context.Background(), "p", transcribe.TranscriptParams{AudioURL: u, SpeakerLabels: transcribe.Ptr(true)})
 }
 
 // fallible is a FallibleStage and PendingStage over sentiment results.
@@ -146,15 +146,15 @@ func (fallible) Enabled(p *transcribe.TranscriptParams) bool {
 	return transcribe.IsTrue(p.SentimentAnalysis)
 }
 
-func (fallible) Pending(t *transcribe.Transcript) { t.Summary = transcribe.String("pending") }
+func (fallible) Pending(t *transcribe.Transcript) { t.Summary = transcribe.Ptr("pending") }
 
-func (fallible) Unavailable(t *transcribe.Transcript) { t.Summary = transcribe.String("unavailable") }
+func (fallible) Unavailable(t *transcribe.Transcript) { t.Summary = transcribe.Ptr("unavailable") }
 
 func (f fallible) Apply(ctx context.Context, j *transcribe.Job) error {
 	if f.fail {
 		panic("analysis bug")
 	}
-	j.Transcript.Summary = transcribe.String("done")
+	j.Transcript.Summary = transcribe.Ptr("done")
 	return nil
 }
 
@@ -165,7 +165,7 @@ func TestOptionalStages(t *testing.T) {
 	for _, fail := range []bool{false, true} {
 		e := newEnv(t, func(c *transcribe.Config) { c.Stages = []transcribe.Stage{fallible{fail: fail}} })
 		ctx := context.Background()
-		tr, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", media(1, 1)), SentimentAnalysis: transcribe.Bool(true)})
+		tr, err := e.submit(ctx, "p", transcribe.TranscriptParams{AudioURL: e.upload(t, "p", media(1, 1)), SentimentAnalysis: transcribe.Ptr(true)})
 		if err != nil || tr.Summary == nil || *tr.Summary != "pending" {
 			t.Fatalf("queued transcript: %v %v", err, tr.Summary)
 		}

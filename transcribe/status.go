@@ -49,8 +49,8 @@ var transitions = map[Status][]Status{
 	StatusProcessing: {StatusCompleted, StatusError},
 }
 
-// CanTransition reports whether a transcript may move from one status to another.
-func CanTransition(from, to Status) bool {
+// canTransition reports whether a transcript may move from one status to another.
+func canTransition(from, to Status) bool {
 	for _, t := range transitions[from] {
 		if t == to {
 			return true
@@ -59,10 +59,10 @@ func CanTransition(from, to Status) bool {
 	return false
 }
 
-// TransitionError reports a status change the table does not allow.
-type TransitionError struct{ From, To Status }
+// transitionError reports a status change the table does not allow.
+type transitionError struct{ From, To Status }
 
-func (e *TransitionError) Error() string {
+func (e *transitionError) Error() string {
 	return fmt.Sprintf("transcribe: a transcript cannot go from %s to %s", e.From, e.To)
 }
 
@@ -71,11 +71,11 @@ func (e *TransitionError) Error() string {
 var transitionHook func(from, to Status)
 
 // transition moves the record and its transcript to status to, after
-// checking the table; *TransitionError otherwise (nothing is changed).
+// checking the table; *transitionError otherwise (nothing is changed).
 func transition(rec *Record, t *Transcript, to Status) error {
 	from := rec.Status
-	if !CanTransition(from, to) {
-		return &TransitionError{From: from, To: to}
+	if !canTransition(from, to) {
+		return &transitionError{From: from, To: to}
 	}
 	if transitionHook != nil {
 		transitionHook(from, to)

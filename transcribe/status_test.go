@@ -15,17 +15,17 @@ func TestTransitionTable(t *testing.T) {
 	for _, from := range Statuses() {
 		for _, to := range Statuses() {
 			want := allowed[[2]Status{from, to}]
-			if got := CanTransition(from, to); got != want {
-				t.Errorf("CanTransition(%s, %s) = %v, want %v", from, to, got, want)
+			if got := canTransition(from, to); got != want {
+				t.Errorf("canTransition(%s, %s) = %v, want %v", from, to, got, want)
 			}
 			rec, tr := &Record{Status: from}, &Transcript{Status: from}
 			err := transition(rec, tr, to)
-			var te *TransitionError
+			var te *transitionError
 			switch {
 			case want && (err != nil || rec.Status != to || tr.Status != to):
 				t.Errorf("transition(%s, %s) = %v, record %s, transcript %s", from, to, err, rec.Status, tr.Status)
 			case !want && (!errors.As(err, &te) || te.From != from || te.To != to || rec.Status != from || tr.Status != from):
-				t.Errorf("transition(%s, %s) = %v (record %s, transcript %s); want a *TransitionError and no change", from, to, err, rec.Status, tr.Status)
+				t.Errorf("transition(%s, %s) = %v (record %s, transcript %s); want a *transitionError and no change", from, to, err, rec.Status, tr.Status)
 			}
 		}
 	}
@@ -36,7 +36,7 @@ func TestTransitionTable(t *testing.T) {
 		if s.Final() != (s == StatusCompleted || s == StatusError) {
 			t.Errorf("%s.Final() wrong", s)
 		}
-		if CanTransition(StatusCompleted, s) || CanTransition(StatusError, s) {
+		if canTransition(StatusCompleted, s) || canTransition(StatusError, s) {
 			t.Errorf("final state may move to %s", s)
 		}
 	}

@@ -6,9 +6,9 @@ import (
 )
 
 // Word is one recognized word. Times are integer milliseconds from the start
-// of the media, as on the wire; use StartTime/EndTime for time.Duration.
-// Speaker is a letter ("A", "B", ...) when speaker labels ran, Channel a
-// decimal string ("1", "2", ...) with dual channel or multichannel.
+// of the media, as on the wire. Speaker is a letter ("A", "B", ...) when
+// speaker labels ran, Channel a decimal string ("1", "2", ...) with dual
+// channel or multichannel.
 type Word struct {
 	Text       string  `json:"text"`
 	Start      int64   `json:"start"`
@@ -17,12 +17,6 @@ type Word struct {
 	Speaker    *string `json:"speaker"`
 	Channel    *string `json:"channel"`
 }
-
-// StartTime returns Start as a time.Duration.
-func (w Word) StartTime() time.Duration { return time.Duration(w.Start) * time.Millisecond }
-
-// EndTime returns End as a time.Duration.
-func (w Word) EndTime() time.Duration { return time.Duration(w.End) * time.Millisecond }
 
 // Utterance is one speaker turn (or one channel turn with dual channel).
 type Utterance struct {

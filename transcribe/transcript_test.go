@@ -25,7 +25,7 @@ var queuedKeys = []string{"id", "language_model", "acoustic_model", "language_co
 	"redact_static_entities", "redact_pii_audio_options", "language_detection_results", "metadata"}
 
 func TestTranscriptWireKeys(t *testing.T) {
-	p := TranscriptParams{AudioURL: "https://example.com/a.mp3", WebhookAuthHeaderName: String("X-Auth"), WebhookAuthHeaderValue: String("s3cret")}
+	p := TranscriptParams{AudioURL: "https://example.com/a.mp3", WebhookAuthHeaderName: Ptr("X-Auth"), WebhookAuthHeaderValue: Ptr("s3cret")}
 	p.Normalize()
 	tr := &Transcript{ID: "x", Status: StatusQueued, TranscriptParams: p, LanguageModel: "assemblyai_default", AcousticModel: "assemblyai_default"}
 	b, err := json.Marshal(tr.Public())
@@ -69,7 +69,7 @@ func TestClearContent(t *testing.T) {
 	text := "secret"
 	d := 3.5
 	tr := &Transcript{ID: "x", Status: StatusCompleted, Text: &text, Words: []Word{{Text: "secret"}}, AudioDuration: &d,
-		TranscriptParams: TranscriptParams{AudioURL: "https://h/a", WebhookURL: String("https://h/w")}}
+		TranscriptParams: TranscriptParams{AudioURL: "https://h/a", WebhookURL: Ptr("https://h/w")}}
 	tr.ClearContent()
 	b, _ := json.Marshal(tr)
 	var m map[string]any
@@ -86,7 +86,7 @@ func TestPendingAndUnavailableResults(t *testing.T) {
 	if string(m["content_safety_labels"]) != "{}" || string(m["iab_categories_result"]) != "{}" {
 		t.Fatalf("pending: %s %s", m["content_safety_labels"], m["iab_categories_result"])
 	}
-	tr := &Transcript{TranscriptParams: TranscriptParams{ContentSafety: Bool(true), IABCategories: Bool(true), AutoHighlights: Bool(true)},
+	tr := &Transcript{TranscriptParams: TranscriptParams{ContentSafety: Ptr(true), IABCategories: Ptr(true), AutoHighlights: Ptr(true)},
 		ContentSafetyLabels: &ContentSafetyLabelsResult{Status: "unavailable"}, IABCategoriesResult: &TopicDetectionResult{Status: "unavailable"},
 		AutoHighlightsResult: &AutoHighlightsResult{Status: "unavailable", Results: []AutoHighlight{}}}
 	b, _ = json.Marshal(tr)

@@ -55,7 +55,7 @@ func submitClip(b *testing.B, svc *transcribe.Service, clip string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := svc.Submit(context.Background(), "p", transcribe.SubmitRequest{UploadID: u.ID, Params: transcribe.TranscriptParams{WebhookURL: transcribe.String("https://hook.test/")}}); err != nil {
+	if _, err := svc.Submit(context.Background(), "p", transcribe.SubmitRequest{UploadID: u.ID, Params: transcribe.TranscriptParams{WebhookURL: transcribe.Ptr("https://hook.test/")}}); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -234,14 +234,14 @@ func (h *Handler) params(req *request, eng *transcribe.Engine) (transcribe.Trans
 		}
 		p.LanguageCode = &code
 	} else {
-		p.LanguageDetection = transcribe.Bool(true)
+		p.LanguageDetection = transcribe.Ptr(true)
 		fallback := "en"
 		if len(feat.Languages) > 0 {
 			fallback = feat.Languages[0]
 		}
 		if slices.Contains(transcribe.LanguageCodes(), fallback) {
 			p.LanguageDetectionOptions = &transcribe.LanguageDetectionOptions{
-				OnNoSpeechDetected: transcribe.String("fallback"), FallbackLanguage: &fallback}
+				OnNoSpeechDetected: transcribe.Ptr("fallback"), FallbackLanguage: &fallback}
 		}
 	}
 	if prompt := strings.TrimSpace(req.prompt); prompt != "" {
@@ -252,7 +252,7 @@ func (h *Handler) params(req *request, eng *transcribe.Engine) (transcribe.Trans
 		}
 	}
 	if req.format == FormatDiarizedJSON {
-		p.SpeakerLabels = transcribe.Bool(true)
+		p.SpeakerLabels = transcribe.Ptr(true)
 	}
 	return p, nil
 }

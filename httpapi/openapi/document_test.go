@@ -294,7 +294,7 @@ func TestEnumerationsMatchTranscribe(t *testing.T) {
 	// which is omitted when unset).
 	params := schemas["TranscriptParams"].(map[string]any)["properties"].(map[string]any)
 	if got, want := keys(params), jsonKeys(t, transcribe.TranscriptParams{
-		ContentSafetyConfidence: transcribe.Int64(50), WebhookAuthHeaderValue: transcribe.String("x"),
+		ContentSafetyConfidence: transcribe.Ptr(int64(50)), WebhookAuthHeaderValue: transcribe.Ptr("x"),
 	}); !slices.Equal(got, want) {
 		t.Errorf("TranscriptParams properties:\n got %v\nwant %v", got, want)
 	}

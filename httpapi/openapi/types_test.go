@@ -27,14 +27,14 @@ func fullTranscript() *transcribe.Transcript {
 	t := &transcribe.Transcript{
 		ID: "8d1c2c1e-8d7f-4f59-9a57-1b1a5b0d1d1d", Status: transcribe.StatusCompleted,
 		TranscriptParams: transcribe.TranscriptParams{AudioURL: "https://media.earshot.invalid/a.wav",
-			SpeakerLabels: transcribe.Bool(true), Multichannel: transcribe.Bool(true), AutoHighlights: transcribe.Bool(true),
-			ContentSafety: transcribe.Bool(true), IABCategories: transcribe.Bool(true), SentimentAnalysis: transcribe.Bool(true),
-			EntityDetection: transcribe.Bool(true), Summarization: transcribe.Bool(true), SummaryType: ptr(transcribe.SummaryBullets),
-			SummaryModel: ptr(transcribe.SummaryInformative), LanguageCode: transcribe.String("en"), RedactPII: transcribe.Bool(false)},
+			SpeakerLabels: transcribe.Ptr(true), Multichannel: transcribe.Ptr(true), AutoHighlights: transcribe.Ptr(true),
+			ContentSafety: transcribe.Ptr(true), IABCategories: transcribe.Ptr(true), SentimentAnalysis: transcribe.Ptr(true),
+			EntityDetection: transcribe.Ptr(true), Summarization: transcribe.Ptr(true), SummaryType: ptr(transcribe.SummaryBullets),
+			SummaryModel: ptr(transcribe.SummaryInformative), LanguageCode: transcribe.Ptr("en"), RedactPII: transcribe.Ptr(false)},
 		Words:         words,
 		Utterances:    []transcribe.Utterance{{Text: "Hello, Sarah.", Start: 0, End: 900, Confidence: 0.85, Speaker: "A", Channel: &one, Words: words[:2]}, {Text: "I paid $25.", Start: 1200, End: 2400, Confidence: 0.75, Speaker: "B", Channel: &two, Words: words[2:]}},
 		LanguageModel: "assemblyai_default", AcousticModel: "assemblyai_default",
-		SpeechModelUsed: transcribe.String("pocketsphinx-en-us"), LanguageConfidence: transcribe.Float64(0.97),
+		SpeechModelUsed: transcribe.Ptr("pocketsphinx-en-us"), LanguageConfidence: transcribe.Ptr(0.97),
 		LanguageDetectionResults: json.RawMessage(`{"code_switching_languages":[{"language_code":"en","confidence":0.97}]}`),
 		AutoHighlightsResult: &transcribe.AutoHighlightsResult{Status: "success", Results: []transcribe.AutoHighlight{
 			{Count: 1, Rank: 0.08, Text: "Sarah", Timestamps: []transcribe.Timestamp{{Start: 400, End: 900}}}}},
@@ -49,18 +49,18 @@ func fullTranscript() *transcribe.Transcript {
 				Labels: []transcribe.TopicLabel{{Relevance: 0.9, Label: "Personal Finance>Personal Debt"}}}},
 			Summary: map[string]float64{"Personal Finance>Personal Debt": 0.9}},
 		Chapters: []transcribe.Chapter{{Gist: "A payment", Headline: "Sarah is greeted and a payment is made.", Summary: "Someone greets Sarah. A payment of $25 follows.", Start: 0, End: 2400}},
-		Summary:  transcribe.String("- Sarah is greeted.\n- $25 is paid."),
+		Summary:  transcribe.Ptr("- Sarah is greeted.\n- $25 is paid."),
 		SentimentAnalysisResults: []transcribe.SentimentResult{{Text: "Hello, Sarah.", Start: 0, End: 900, Sentiment: "POSITIVE", Confidence: 0.8, Speaker: &a, Channel: &one},
 			{Text: "I paid $25.", Start: 1200, End: 2400, Sentiment: "NEUTRAL", Confidence: 0.6, Speaker: &b, Channel: &two}},
 		Entities:        []transcribe.Entity{{EntityType: "person_name", Text: "Sarah", Start: 400, End: 900}, {EntityType: "money_amount", Text: "$25", Start: 1600, End: 2400}},
 		TranslatedTexts: json.RawMessage(`{"es":"Hola, Sarah. Pagué 25 dólares."}`),
-		WebhookAuth:     true, WebhookStatusCode: transcribe.Int64(200),
+		WebhookAuth:     true, WebhookStatusCode: transcribe.Ptr(int64(200)),
 		ProjectID: "p1",
 		Metadata:  &transcribe.Metadata{Warnings: []transcribe.Warning{{Message: "domain ignored"}}},
 	}
 	n := int64(2)
 	t.AudioChannels = &n
-	t.AudioDuration = transcribe.Float64(2.4)
+	t.AudioDuration = transcribe.Ptr(2.4)
 	t.Fill()
 	return t
 }

@@ -14,7 +14,7 @@ func BenchmarkFormat(b *testing.B) { benchmarkFormat(b, params(nil)) }
 // BenchmarkFormatAll adds the profanity filter and five custom spellings.
 func BenchmarkFormatAll(b *testing.B) {
 	benchmarkFormat(b, params(func(p *transcribe.TranscriptParams) {
-		p.FilterProfanity = transcribe.Bool(true)
+		p.FilterProfanity = transcribe.Ptr(true)
 		p.CustomSpelling = []transcribe.CustomSpelling{{From: []string{"sarah", "john smith"}, To: "Sara"},
 			{From: []string{"new york city", "big apple"}, To: "NYC"}, {From: []string{"k eight s"}, To: "k8s"}}
 	}))

@@ -33,7 +33,7 @@ func TestDisfluenciesEnabled(t *testing.T) {
 	if !(Disfluencies{}).Enabled(params(nil)) {
 		t.Error("fillers must be removed by default")
 	}
-	if (Disfluencies{}).Enabled(params(func(p *transcribe.TranscriptParams) { p.Disfluencies = transcribe.Bool(true) })) {
+	if (Disfluencies{}).Enabled(params(func(p *transcribe.TranscriptParams) { p.Disfluencies = transcribe.Ptr(true) })) {
 		t.Error("disfluencies true must keep fillers")
 	}
 }

@@ -174,11 +174,11 @@ func TestEndToEndFliteSpeech(t *testing.T) {
 		}, "My name is Sara and I paid $25 at 3:30 PM. What time is it? It is 10%. " +
 			"Please call 555-1234. We flew from NYC to Texas on January 5th. " +
 			"The meaning is at 7 o'clock on Monday. The total is $3.50."},
-		{"no formatting", func(p *transcribe.TranscriptParams) { p.FormatText = transcribe.Bool(false) },
+		{"no formatting", func(p *transcribe.TranscriptParams) { p.FormatText = transcribe.Ptr(false) },
 			"my name is sarah and i paid twenty five dollars at three thirty pm. what time is it? it is ten percent. " +
 				"please call five five five one two three four. we flew from new york to texas on january fifth. " +
 				"the meaning is at seven o'clock on monday. the total is three dollars and fifty cents."},
-		{"no punctuation", func(p *transcribe.TranscriptParams) { p.Punctuate = transcribe.Bool(false) },
+		{"no punctuation", func(p *transcribe.TranscriptParams) { p.Punctuate = transcribe.Ptr(false) },
 			"My name is Sarah and I paid $25 at 3:30 PM what time is it it is 10% " +
 				"please call 555-1234 we flew from New York to Texas on January 5th " +
 				"the meaning is at 7 o'clock on Monday the total is $3.50"},
@@ -219,7 +219,7 @@ func TestEndToEndFillers(t *testing.T) {
 		}
 	}
 	checkSpans(t, ws, out)
-	got = text(textfmt.Format(ws, params(func(p *transcribe.TranscriptParams) { p.Disfluencies = transcribe.Bool(true) })))
+	got = text(textfmt.Format(ws, params(func(p *transcribe.TranscriptParams) { p.Disfluencies = transcribe.Ptr(true) })))
 	if want := "So um what time is it? I think uh we should go"; !strings.HasPrefix(got, want) {
 		t.Errorf("fillers kept:\n got %q\nwant %q...", got, want)
 	}

@@ -59,10 +59,10 @@ func FuzzFormat(f *testing.F) {
 			}
 		}
 		p := params(func(p *transcribe.TranscriptParams) {
-			p.Punctuate = transcribe.Bool(flags&1 == 0)
-			p.FormatText = transcribe.Bool(flags&2 == 0)
-			p.Disfluencies = transcribe.Bool(flags&4 != 0)
-			p.FilterProfanity = transcribe.Bool(flags&8 != 0)
+			p.Punctuate = transcribe.Ptr(flags&1 == 0)
+			p.FormatText = transcribe.Ptr(flags&2 == 0)
+			p.Disfluencies = transcribe.Ptr(flags&4 != 0)
+			p.FilterProfanity = transcribe.Ptr(flags&8 != 0)
 			if flags&16 != 0 && len(fields) > 1 {
 				p.CustomSpelling = []transcribe.CustomSpelling{{From: []string{fields[0] + " " + fields[1], fields[len(fields)-1]}, To: "X"}}
 			}

@@ -8,7 +8,7 @@ import (
 )
 
 func TestFormatPipeline(t *testing.T) {
-	on, off := transcribe.Bool(true), transcribe.Bool(false)
+	on, off := transcribe.Ptr(true), transcribe.Ptr(false)
 	cases := []struct {
 		name string
 		in   string
@@ -59,7 +59,7 @@ func TestStagesOrderAndNames(t *testing.T) {
 }
 
 func TestStagesApplyOnJob(t *testing.T) {
-	p := params(func(p *transcribe.TranscriptParams) { p.FilterProfanity = transcribe.Bool(true) })
+	p := params(func(p *transcribe.TranscriptParams) { p.FilterProfanity = transcribe.Ptr(true) })
 	tr := &transcribe.Transcript{TranscriptParams: *p, Words: words("um i paid twenty five dollars")}
 	job := &transcribe.Job{Transcript: tr}
 	for _, s := range Stages() {

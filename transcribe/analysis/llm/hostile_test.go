@@ -31,11 +31,11 @@ func saying(t *testing.T, content string) *Client {
 func lectureSummary(t *testing.T, gen summary.Generator, typ transcribe.SummaryType, sub transcribe.SubstitutionPolicy, policies ...string) string {
 	t.Helper()
 	tr := nlptest.Transcript(nlptest.Words(lecture))
-	tr.Summarization = transcribe.Bool(true)
+	tr.Summarization = transcribe.Ptr(true)
 	m := transcribe.SummaryInformative
 	tr.SummaryType, tr.SummaryModel = &typ, &m
 	if len(policies) > 0 {
-		tr.RedactPII, tr.RedactPIIPolicies = transcribe.Bool(true), policies
+		tr.RedactPII, tr.RedactPIIPolicies = transcribe.Ptr(true), policies
 		if sub != "" {
 			tr.RedactPIISub = &sub
 		}
@@ -108,7 +108,7 @@ func TestHostileAnswersMadePlain(t *testing.T) {
 	}
 	// A chapter's JSON strings may hold markup escaped as \u003c.
 	tr := nlptest.Transcript(nlptest.Words(lecture))
-	tr.AutoChapters = transcribe.Bool(true)
+	tr.AutoChapters = transcribe.Ptr(true)
 	ans := `{"gist":"\u003cb\u003eHoneybee\u003c/b\u003e losses","headline":"Bees \u003cimg src=x onerror=alert(1)\u003edie.","summary":"Colonies \u001b[31mare lost\n to mites."}`
 	if err := summary.Stages(summary.Options{Generator: saying(t, ans)})[1].Apply(context.Background(), nlptest.Job(tr)); err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestAnswersRedacted(t *testing.T) {
 	}
 	// Chapters too.
 	tr := nlptest.Transcript(nlptest.Words(lecture))
-	tr.AutoChapters, tr.RedactPII, tr.RedactPIIPolicies = transcribe.Bool(true), transcribe.Bool(true), policies
+	tr.AutoChapters, tr.RedactPII, tr.RedactPIIPolicies = transcribe.Ptr(true), transcribe.Ptr(true), policies
 	ans := `{"gist":"Sarah Johnson's bees","headline":"Call 415-555-0123 about bees.","summary":"Write to sarah75@skynet.com about the colonies."}`
 	if err := summary.Stages(summary.Options{Generator: saying(t, ans)})[1].Apply(context.Background(), nlptest.Job(tr)); err != nil {
 		t.Fatal(err)

@@ -341,7 +341,7 @@ const lecture = "Beekeepers across the country lost almost half of their honeybe
 func summaryOf(t *testing.T, gen summary.Generator, typ transcribe.SummaryType) string {
 	t.Helper()
 	tr := nlptest.Transcript(nlptest.Words(lecture))
-	tr.Summarization = transcribe.Bool(true)
+	tr.Summarization = transcribe.Ptr(true)
 	m := transcribe.SummaryInformative
 	tr.SummaryType, tr.SummaryModel = &typ, &m
 	o := summary.Options{}
@@ -378,7 +378,7 @@ func TestStagesFallBack(t *testing.T) {
 			t.Errorf("%s: summary %q, want the extractive one %q", name, got, extractive)
 		}
 		tr := nlptest.Transcript(nlptest.Words(lecture))
-		tr.AutoChapters = transcribe.Bool(true)
+		tr.AutoChapters = transcribe.Ptr(true)
 		if err := summary.Stages(summary.Options{Generator: g})[1].Apply(context.Background(), nlptest.Job(tr)); err != nil {
 			t.Fatal(err)
 		}
@@ -391,7 +391,7 @@ func TestStagesFallBack(t *testing.T) {
 		t.Errorf("generated summary not used: %q", got)
 	}
 	tr := nlptest.Transcript(nlptest.Words(lecture))
-	tr.AutoChapters = transcribe.Bool(true)
+	tr.AutoChapters = transcribe.Ptr(true)
 	if err := summary.Stages(summary.Options{Generator: client(t, replay(t, "llamacpp-chapter.json"), nil)})[1].Apply(context.Background(), nlptest.Job(tr)); err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func fiveMinutes(b testing.TB) *transcribe.Transcript {
 		n += len(strings.Fields(p.text))
 	}
 	tr := nlptest.Transcript(nlptest.Words(strings.Join(texts, "\n\n")))
-	tr.IABCategories, tr.Summarization, tr.AutoChapters = transcribe.Bool(true), transcribe.Bool(true), transcribe.Bool(true)
+	tr.IABCategories, tr.Summarization, tr.AutoChapters = transcribe.Ptr(true), transcribe.Ptr(true), transcribe.Ptr(true)
 	typ, model := transcribe.SummaryBullets, transcribe.SummaryInformative
 	tr.SummaryType, tr.SummaryModel = &typ, &model
 	return tr

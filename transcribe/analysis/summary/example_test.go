@@ -16,7 +16,7 @@ const talk = "Beekeepers across the country lost almost half of their honeybee c
 
 func ExampleSummaryStage() {
 	t := nlptest.Transcript(nlptest.Words(talk))
-	t.Summarization = transcribe.Bool(true)
+	t.Summarization = transcribe.Ptr(true)
 	typ, model := transcribe.SummaryHeadline, transcribe.SummaryInformative
 	t.SummaryType, t.SummaryModel = &typ, &model
 	st := summary.Stages(summary.Options{})[0]

@@ -18,7 +18,7 @@ func TestGeneratedAnswerChecked(t *testing.T) {
 	t.Parallel()
 	run := func(g Generator, typ transcribe.SummaryType, words string) string {
 		tr := nlptest.Transcript(nlptest.Words(words))
-		tr.Summarization = transcribe.Bool(true)
+		tr.Summarization = transcribe.Ptr(true)
 		m := transcribe.SummaryInformative
 		tr.SummaryType, tr.SummaryModel = &typ, &m
 		if err := (SummaryStage{Options: Options{Generator: g}}).Apply(context.Background(), nlptest.Job(tr)); err != nil {

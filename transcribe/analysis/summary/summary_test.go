@@ -64,7 +64,7 @@ func callTranscript() *transcribe.Transcript {
 
 func summarize(t *testing.T, tr *transcribe.Transcript, typ transcribe.SummaryType, model transcribe.SummaryModel) string {
 	t.Helper()
-	tr.Summarization = transcribe.Bool(true)
+	tr.Summarization = transcribe.Ptr(true)
 	tr.SummaryType, tr.SummaryModel = &typ, &model
 	if err := (SummaryStage{}).Apply(context.Background(), nlptest.Job(tr)); err != nil {
 		t.Fatal(err)
@@ -198,7 +198,7 @@ func TestEmptyAndTiny(t *testing.T) {
 		}
 	}
 	tr := nlptest.Transcript(nil)
-	tr.AutoChapters = transcribe.Bool(true)
+	tr.AutoChapters = transcribe.Ptr(true)
 	if err := (ChaptersStage{}).Apply(context.Background(), nlptest.Job(tr)); err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestStageEnabledAndUnavailable(t *testing.T) {
 	if (SummaryStage{}).Enabled(p) || (ChaptersStage{}).Enabled(p) {
 		t.Error("enabled by default")
 	}
-	p.Summarization, p.AutoChapters = transcribe.Bool(true), transcribe.Bool(true)
+	p.Summarization, p.AutoChapters = transcribe.Ptr(true), transcribe.Ptr(true)
 	if !(SummaryStage{}).Enabled(p) || !(ChaptersStage{}).Enabled(p) {
 		t.Error("not enabled by its parameter")
 	}
@@ -249,7 +249,7 @@ func TestStageEnabledAndUnavailable(t *testing.T) {
 
 func chaptersOf(t *testing.T, tr *transcribe.Transcript, o Options) []transcribe.Chapter {
 	t.Helper()
-	tr.AutoChapters = transcribe.Bool(true)
+	tr.AutoChapters = transcribe.Ptr(true)
 	if err := (ChaptersStage{Options: o}).Apply(context.Background(), nlptest.Job(tr)); err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +351,7 @@ func TestGeneratorUsedAndFallback(t *testing.T) {
 	t.Parallel()
 	run := func(g *fakeGenerator, typ transcribe.SummaryType) string {
 		tr := callTranscript()
-		tr.Summarization = transcribe.Bool(true)
+		tr.Summarization = transcribe.Ptr(true)
 		m := transcribe.SummaryConversational
 		tr.SummaryType, tr.SummaryModel = &typ, &m
 		if err := (SummaryStage{Options: Options{Generator: g}}).Apply(context.Background(), nlptest.Job(tr)); err != nil {
@@ -380,7 +380,7 @@ func TestGeneratorUsedAndFallback(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	tr := callTranscript()
-	tr.Summarization = transcribe.Bool(true)
+	tr.Summarization = transcribe.Ptr(true)
 	if err := (SummaryStage{Options: Options{Generator: &fakeGenerator{summary: "x"}}}).Apply(ctx, nlptest.Job(tr)); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}

@@ -13,7 +13,7 @@ import (
 
 func customTranscript(text string, topics ...string) *transcribe.Transcript {
 	tr := nlptest.Transcript(nlptest.Words(text))
-	tr.CustomTopics = transcribe.Bool(true)
+	tr.CustomTopics = transcribe.Ptr(true)
 	tr.Topics = topics
 	return tr
 }

@@ -23,7 +23,7 @@ func ExampleClassifier_Classify() {
 
 func ExampleStage() {
 	t := nlptest.Transcript(nlptest.Words("Smoke from the wildfires is triggering air quality alerts. Stay inside and run an air purifier if you have one."))
-	t.IABCategories = transcribe.Bool(true)
+	t.IABCategories = transcribe.Ptr(true)
 	st := topics.Stages(topics.Options{})[0]
 	if err := st.Apply(context.Background(), &transcribe.Job{Transcript: t}); err != nil {
 		panic(err)

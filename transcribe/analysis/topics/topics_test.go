@@ -134,7 +134,7 @@ func TestClassifyRedactedWords(t *testing.T) {
 
 func transcriptOf(text string) *transcribe.Transcript {
 	tr := nlptest.Transcript(nlptest.Words(text))
-	tr.IABCategories = transcribe.Bool(true)
+	tr.IABCategories = transcribe.Ptr(true)
 	return tr
 }
 
