@@ -13,7 +13,8 @@ const KeySize = 32
 
 // Cipher seals transcript content with AES-256-GCM. The record id is bound
 // as additional data, so a sealed blob cannot be swapped onto another
-// record. Safe for concurrent use.
+// record. Safe for concurrent use. The packages that keep their own
+// records beside the transcripts (webhook, httpapi/lemur) seal them with it.
 type Cipher struct{ aead cipher.AEAD }
 
 // NewCipher returns a Cipher for a 32-byte key.

@@ -248,7 +248,8 @@ type Notifier interface {
 	Notify(ctx context.Context, n Notification) error
 }
 
-// NotifierFunc adapts a function to Notifier.
+// NotifierFunc adapts a function to Notifier, as http.HandlerFunc does for
+// handlers: an embedder's hook needs no type of its own.
 type NotifierFunc func(ctx context.Context, n Notification) error
 
 // Notify calls f.

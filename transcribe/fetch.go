@@ -18,7 +18,8 @@ type Fetcher interface {
 }
 
 // HTTPFetcher is the default Fetcher: a plain HTTP GET with a timeout and a
-// size cap, streamed to w (never held in memory).
+// size cap, streamed to w (never held in memory). It is exported for
+// embedders who set Config.Fetcher to one with their own client or limits.
 type HTTPFetcher struct {
 	// Client is the HTTP client. Default: a client whose Timeout is Timeout.
 	Client *http.Client
