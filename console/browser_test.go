@@ -321,17 +321,25 @@ type e2eReport struct {
 	SearchTotal string  `json:"searchTotal"`
 	SearchHits  []int64 `json:"searchHits"`
 	Live        struct {
-		Partials []string `json:"partials"`
-		Finals   []string `json:"finals"`
-		Status   string   `json:"status"`
-		Error    string   `json:"error"`
+		Partials  []string `json:"partials"`
+		Finals    []string `json:"finals"`
+		Formatted []bool   `json:"formatted"`
+		Status    string   `json:"status"`
+		Error     string   `json:"error"`
 	} `json:"live"`
 	WS struct {
 		URL      string            `json:"url"`
-		Sent     []json.RawMessage `json:"sent"` // binary frame sizes, or text frames
-		Received []string          `json:"received"`
+		Sent     []json.RawMessage `json:"sent"`     // binary frame sizes, or text frames
+		Received []string          `json:"received"` // message types
+		Turns    []liveTurn        `json:"turns"`
 		Closed   bool              `json:"closed"`
 		PCM      []byte            `json:"pcm"` // the binary frames, concatenated
+		// Requests to a .../token endpoint while the live page ran.
+		TokenRequests []struct {
+			Method string `json:"method"`
+			Path   string `json:"path"`
+			HasKey bool   `json:"hasKey"`
+		} `json:"tokenRequests"`
 	} `json:"ws"`
 	ListedAfterDelete []string `json:"listedAfterDelete"`
 	RedactedAudio     struct {
@@ -527,10 +535,21 @@ func checkEndToEnd(t *testing.T, r e2eReport, serverURL, key, shots, liveWav str
 		t.Errorf("redacted audio in the player: %+v, want %s/v2/redacted-audio/... of %.1f s", ra, serverURL, dur.AudioDuration)
 	}
 
-	// Live: partials replaced in place, then finals, from the fake microphone.
-	t.Logf("live: %d partial updates (last %q), finals %q, %s", len(r.Live.Partials), last(r.Live.Partials), r.Live.Finals, r.Live.Status)
+	// Live: open turns' words replaced in place, then ended turns, each
+	// replaced by its formatted copy, from the fake microphone.
+	t.Logf("live: %d partial updates (last %q), turns %q (formatted %v), %s", len(r.Live.Partials), last(r.Live.Partials), r.Live.Finals, r.Live.Formatted, r.Live.Status)
 	if len(r.Live.Partials) == 0 || len(r.Live.Finals) == 0 {
 		t.Errorf("live page: partials %v finals %v", r.Live.Partials, r.Live.Finals)
+	}
+	for i, f := range r.Live.Finals {
+		// format_turns: the line shows the formatted copy (a capital
+		// first letter; the recognizer's own words are lower case).
+		if i < len(r.Live.Formatted) && r.Live.Formatted[i] && (f == "" || strings.ToUpper(f[:1]) != f[:1]) {
+			t.Errorf("formatted turn %d %q does not begin with a capital", i, f)
+		}
+	}
+	if !slices.Contains(r.Live.Formatted, true) {
+		t.Errorf("no formatted turn shown on the live page (formatted %v)", r.Live.Formatted)
 	}
 	// Streaming recognition is not word-perfect: the realtime package's own
 	// tests ask for 70% of the words, and so does this one, of some final.
@@ -574,19 +593,38 @@ func checkEndToEnd(t *testing.T, r e2eReport, serverURL, key, shots, liveWav str
 	}
 }
 
-// checkLiveFrames: the WebSocket as Chromium saw it. A temporary token in
-// the URL (never the key), 16 kHz; binary PCM16 frames of 150 ms (4800
-// bytes) but for a shorter last one, then terminate_session; messages
-// from SessionBegins to SessionTerminated.
+// liveTurn is a Turn message the live page received.
+type liveTurn struct {
+	Order      int     `json:"order"`
+	End        bool    `json:"end"`
+	Formatted  bool    `json:"formatted"`
+	Transcript string  `json:"transcript"`
+	Words      int     `json:"words"`
+	Final      int     `json:"final"` // words with word_is_final
+	Confidence float64 `json:"confidence"`
+}
+
+// checkLiveFrames: the Universal-Streaming (v3) session as Chromium saw
+// it. One GET /v3/token with the key in the authorization header; a
+// temporary token in the WebSocket URL (never the key), /v3/ws at 16 kHz
+// pcm_s16le with format_turns; binary PCM16 frames of 100 ms (3200 bytes)
+// but for a shorter last one, then Terminate; messages from Begin through
+// Turns (open ones with words, ended ones all final, formatted copies) to
+// Termination.
 func checkLiveFrames(t *testing.T, r e2eReport, key string) {
 	t.Helper()
+	tr := r.WS.TokenRequests
+	if len(tr) != 1 || tr[0].Method != "GET" || tr[0].Path != "/v3/token?expires_in_seconds=60" || !tr[0].HasKey {
+		t.Errorf("token requests %+v, want one GET /v3/token?expires_in_seconds=60 with the key", tr)
+	}
 	u, err := url.Parse(r.WS.URL)
 	if err != nil {
 		t.Fatalf("WebSocket URL %q: %v", r.WS.URL, err)
 	}
 	q := u.Query()
-	if u.Path != "/v2/realtime/ws" || q.Get("sample_rate") != "16000" || len(q.Get("token")) < 32 || strings.Contains(r.WS.URL, key) {
-		t.Errorf("WebSocket URL %q: want /v2/realtime/ws with sample_rate=16000 and a token, without the key", r.WS.URL)
+	if u.Path != "/v3/ws" || q.Get("sample_rate") != "16000" || q.Get("encoding") != "pcm_s16le" || q.Get("format_turns") != "true" ||
+		len(q.Get("token")) < 32 || strings.Contains(r.WS.URL, key) {
+		t.Errorf("WebSocket URL %q: want /v3/ws with sample_rate=16000, encoding=pcm_s16le, format_turns=true and a token, without the key", r.WS.URL)
 	}
 	var sizes []int
 	var texts []string
@@ -607,19 +645,32 @@ func checkLiveFrames(t *testing.T, r e2eReport, key string) {
 		t.Fatalf("%d audio frames sent", len(sizes))
 	}
 	for i, n := range sizes {
-		if n != 4800 && !(i == len(sizes)-1 && n > 0 && n < 4800 && n%2 == 0) {
-			t.Errorf("audio frame %d is %d bytes, want 4800 (150 ms of 16 kHz PCM16)", i, n)
+		if n != 3200 && !(i == len(sizes)-1 && n > 0 && n < 3200 && n%2 == 0) {
+			t.Errorf("audio frame %d is %d bytes, want 3200 (100 ms of 16 kHz PCM16)", i, n)
 		}
 	}
-	if !slices.Equal(texts, []string{`{"terminate_session":true}`}) {
-		t.Errorf("text frames sent %q, want only terminate_session", texts)
+	if !slices.Equal(texts, []string{`{"type":"Terminate"}`}) {
+		t.Errorf("text frames sent %q, want only Terminate", texts)
 	}
 	rc := r.WS.Received
-	if len(rc) < 4 || rc[0] != "SessionBegins" || !slices.Contains(rc, "PartialTranscript") || !slices.Contains(rc, "FinalTranscript") ||
-		rc[len(rc)-2] != "SessionInformation" || rc[len(rc)-1] != "SessionTerminated" || !r.WS.Closed {
-		t.Errorf("messages received %v (closed %v)", rc, r.WS.Closed)
+	if len(rc) < 3 || rc[0] != "Begin" || rc[len(rc)-1] != "Termination" || !r.WS.Closed {
+		t.Errorf("messages received %v (closed %v), want Begin first and Termination last", rc, r.WS.Closed)
 	}
-	t.Logf("live: %d audio frames (%.1f s) sent", len(sizes), float64(len(sizes))*0.15)
+	var open, ended, formatted int
+	for _, tu := range r.WS.Turns {
+		switch {
+		case !tu.End && tu.Words > 0:
+			open++
+		case tu.End && !tu.Formatted && tu.Words > 0 && tu.Final == tu.Words:
+			ended++
+		case tu.End && tu.Formatted && tu.Words > 0:
+			formatted++
+		}
+	}
+	if open == 0 || ended == 0 || formatted == 0 {
+		t.Errorf("turns %+v: want open turns with words, an ended turn with every word final and its formatted copy", r.WS.Turns)
+	}
+	t.Logf("live: %d audio frames (%.1f s) sent; %d open, %d ended, %d formatted turns", len(sizes), float64(len(sizes))*0.1, open, ended, formatted)
 }
 
 const liveText = "the quick brown fox jumps over the lazy dog"
@@ -1060,7 +1111,7 @@ func humanize(s string) string {
 
 // TestWorkletResampler runs live-worklet.js's processor in Node on tones
 // at 48 and 44.1 kHz (stereo, mixed down) and 16 kHz: the output is 16 kHz
-// in 150 ms chunks, speech-band tones keep their frequency and level, and
+// in 100 ms chunks, speech-band tones keep their frequency and level, and
 // tones above the new Nyquist frequency (8 kHz) are filtered out instead
 // of folding back into the speech band.
 func TestWorkletResampler(t *testing.T) {
@@ -1085,8 +1136,8 @@ func TestWorkletResampler(t *testing.T) {
 		if want := 32000; math.Abs(float64(c.Samples-want)) > 40 {
 			t.Errorf("%v Hz in: %d samples for 2 s, want about %d", c.Rate, c.Samples, want)
 		}
-		if !slices.Equal(c.ChunkSizes, []int{2400}) || !c.Flushed {
-			t.Errorf("%v Hz in: chunk sizes %v (want 2400), flushed %v", c.Rate, c.ChunkSizes, c.Flushed)
+		if !slices.Equal(c.ChunkSizes, []int{1600}) || !c.Flushed {
+			t.Errorf("%v Hz in: chunk sizes %v (want 1600), flushed %v", c.Rate, c.ChunkSizes, c.Flushed)
 		}
 		if c.Freq < 8000 {
 			if math.Abs(c.GainDb) > 0.5 || math.Abs(c.EstimatedFreq-c.Freq) > c.Freq*0.01 {

@@ -136,4 +136,6 @@ export const api = {
   },
   redactedAudio(id) { return request('GET', `/v2/transcript/${enc(id)}/redacted-audio`); },
   realtimeToken(expiresIn) { return request('POST', '/v2/realtime/token', { json: { expires_in: expiresIn } }); },
+  /** streamingToken mints a single-use Universal-Streaming (v3) token. */
+  streamingToken(expiresIn) { return request('GET', `/v3/token?expires_in_seconds=${enc(expiresIn)}`); },
 };

@@ -3,11 +3,11 @@
 // 16 kHz with a windowed-sinc low-pass (Blackman window, cutoff just under
 // the new Nyquist frequency, so nothing above 8 kHz folds back into the
 // speech band), and posts PCM16 little-endian chunks of chunkSamples
-// samples (150 ms by default; the server wants 100-2000 ms per message)
+// samples (100 ms by default; Universal-Streaming takes 50-1000 ms frames)
 // to the page, with the chunk's RMS level for the meter.
 //
 // Messages from the page: "flush" posts what is buffered as a last,
-// shorter chunk (the server accepts one before terminate_session), then
+// shorter chunk (the server accepts one before Terminate), then
 // {flushed: true}, and ends processing; "stop" ends it without a flush.
 
 const PHASES = 1024;
@@ -17,7 +17,7 @@ class PCM16Processor extends AudioWorkletProcessor {
     super();
     const o = (options && options.processorOptions) || {};
     this.target = o.targetRate || 16000;
-    this.chunk = o.chunkSamples || Math.round(this.target * 0.15);
+    this.chunk = o.chunkSamples || Math.round(this.target * 0.1);
     this.ratio = sampleRate / this.target; // input samples per output sample
     // Cutoff in cycles per input sample: 92% of the lower Nyquist rate.
     this.fc = 0.46 * Math.min(1, 1 / this.ratio);

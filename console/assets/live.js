@@ -1,16 +1,19 @@
-// Live: streams the microphone to /v2/realtime/ws. The API key mints a
-// temporary token (POST /v2/realtime/token) and only the token goes into
-// the WebSocket URL. Audio runs through an AudioWorklet (live-worklet.js)
-// that resamples it to 16 kHz PCM16 and sends 150 ms binary frames.
-// PartialTranscript text replaces the line in progress; FinalTranscript
-// text is appended. Stop sends {"terminate_session": true} and waits for
-// SessionTerminated.
+// Live: streams the microphone over Universal-Streaming (v3, /v3/ws). The
+// API key mints a single-use temporary token (GET /v3/token) and only the
+// token goes into the WebSocket URL, with sample_rate=16000,
+// encoding=pcm_s16le and format_turns=true. Audio runs through an
+// AudioWorklet (live-worklet.js) that resamples it to 16 kHz PCM16 and
+// sends 100 ms binary frames (v3 takes 50-1000 ms). A Turn that is still
+// open (end_of_turn false) replaces the line in progress with its words;
+// an ended turn is appended, and replaced by its formatted copy
+// (turn_is_formatted) when that follows. Stop sends {"type": "Terminate"}
+// and waits for Termination.
 
 import { api } from './api.js';
 import { h, clear, clock, download, announce } from './util.js';
 
 const RATE = 16000;
-const CHUNK = 2400; // 150 ms at 16 kHz
+const CHUNK = 1600; // 100 ms at 16 kHz
 
 export function liveView(root) {
   let session = null;
@@ -32,8 +35,8 @@ export function liveView(root) {
     },
   }, 'Save text');
   const clearBtn = h('button', { type: 'button', class: 'link', onclick: () => { clear(finals); partial.textContent = ''; } }, 'Clear');
-  const counts = { partials: 0, finals: 0 };
-  const view = h('div', { id: 'live', dataset: { state: 'idle', partials: '0', finals: '0' } });
+  const counts = { partials: 0, finals: 0, formatted: 0 };
+  const view = h('div', { id: 'live', dataset: { state: 'idle', partials: '0', finals: '0', formatted: '0' } });
 
   function setState(s, msg) {
     view.dataset.state = s;
@@ -45,39 +48,55 @@ export function liveView(root) {
     processing.disabled = busy;
   }
 
-  function onMessage(m) {
-    if (m.error) {
-      error.textContent = `Server: ${m.error}`;
-      return;
+  // showTurn appends an ended turn, or replaces the line of the same
+  // turn_order (the unformatted copy) with its formatted one.
+  function showTurn(m) {
+    const text = m.transcript || '';
+    const at = clock(m.words && m.words.length ? m.words[0].start : 0);
+    const li = h('li', { dataset: { at, text, turn: String(m.turn_order), formatted: String(!!m.turn_is_formatted) } },
+      h('span', { class: 'ts' }, at), ' ', text);
+    const old = finals.querySelector(`li[data-turn="${m.turn_order}"]`);
+    if (old) old.replaceWith(li);
+    else {
+      if (!text) return;
+      finals.append(li);
+      view.dataset.finals = String(++counts.finals);
     }
-    switch (m.message_type) {
-      case 'SessionBegins':
+    if (m.turn_is_formatted) view.dataset.formatted = String(++counts.formatted);
+    li.scrollIntoView({ block: 'nearest' });
+  }
+
+  function onMessage(m) {
+    switch (m.type) {
+      case 'Begin':
         session.began = true;
         for (const b of session.queue) session.ws.send(b);
         session.queue = [];
         setState('listening', 'Listening… speak now.');
         announce('Listening');
         break;
-      case 'PartialTranscript':
-        if (m.text) {
-          partial.textContent = m.text;
-          view.dataset.partials = String(++counts.partials);
+      case 'Turn':
+        if (!m.end_of_turn) {
+          // The words so far, final or not: the final ones alone are m.transcript.
+          const text = (m.words || []).map((w) => w.text).join(' ');
+          if (text) {
+            partial.textContent = text;
+            view.dataset.partials = String(++counts.partials);
+          }
+          break;
         }
-        break;
-      case 'FinalTranscript':
         partial.textContent = '';
-        if (m.text) {
-          finals.append(h('li', { dataset: { at: clock(m.audio_start), text: m.text } },
-            h('span', { class: 'ts' }, clock(m.audio_start)), ' ', m.text));
-          view.dataset.finals = String(++counts.finals);
-          finals.lastChild.scrollIntoView({ block: 'nearest' });
-        }
+        showTurn(m);
         break;
-      case 'SessionInformation':
+      case 'Termination':
         session.audioSeconds = m.audio_duration_seconds;
-        break;
-      case 'SessionTerminated':
         session.terminated = true;
+        break;
+      case 'Error':
+        error.textContent = `Server: ${m.error}`;
+        break;
+      case 'Warning':
+        status.textContent = `Server warning: ${m.warning}`;
         break;
       default:
     }
@@ -89,15 +108,13 @@ export function liveView(root) {
       error.textContent = 'The microphone needs a secure page: open the console over HTTPS, or on localhost / 127.0.0.1.';
       return;
     }
-    setState('starting', 'Getting a temporary token…');
+    setState('starting', 'Asking for the microphone…');
     const s = {
       ws: null, ctx: null, stream: null, node: null, began: false, queue: [], terminated: false,
       audioSeconds: null, closed: null, flushed: false,
     };
     session = s;
     try {
-      const { token } = await api.realtimeToken(600);
-      status.textContent = 'Asking for the microphone…';
       const proc = processing.checked;
       s.stream = await navigator.mediaDevices.getUserMedia({
         audio: { channelCount: 1, echoCancellation: proc, noiseSuppression: proc, autoGainControl: proc },
@@ -113,11 +130,16 @@ export function liveView(root) {
       mute.gain.value = 0; // keeps the graph pulling without playing the microphone back
       source.connect(s.node).connect(mute).connect(s.ctx.destination);
 
-      const q = new URLSearchParams({ sample_rate: String(RATE), token });
+      // The token is made once the microphone is granted: it is valid for
+      // 60 s and opens one session.
+      status.textContent = 'Getting a temporary token…';
+      const { token } = await api.streamingToken(60);
+      const q = new URLSearchParams({ sample_rate: String(RATE), encoding: 'pcm_s16le', format_turns: 'true' });
       const words = boost.value.split(',').map((w) => w.trim()).filter(Boolean);
-      if (words.length) q.set('word_boost', JSON.stringify(words));
+      if (words.length) q.set('keyterms_prompt', JSON.stringify(words));
+      q.set('token', token);
       const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-      s.ws = new WebSocket(`${scheme}//${location.host}/v2/realtime/ws?${q}`);
+      s.ws = new WebSocket(`${scheme}//${location.host}/v3/ws?${q}`);
       s.ws.binaryType = 'arraybuffer';
       s.closed = new Promise((resolve) => s.ws.addEventListener('close', resolve));
       s.ws.addEventListener('message', (e) => {
@@ -171,7 +193,7 @@ export function liveView(root) {
       s.node.port.postMessage('flush');
     });
     if (s.ws.readyState === WebSocket.OPEN) {
-      s.ws.send(JSON.stringify({ terminate_session: true }));
+      s.ws.send(JSON.stringify({ type: 'Terminate' }));
       const done = await Promise.race([s.closed.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))]);
       if (!done) s.ws.close(1000);
     } else {
@@ -203,7 +225,7 @@ export function liveView(root) {
     session = null;
     if (!s) return;
     if (s.ws && s.ws.readyState === WebSocket.OPEN) {
-      s.ws.send(JSON.stringify({ terminate_session: true }));
+      s.ws.send(JSON.stringify({ type: 'Terminate' }));
       setTimeout(() => s.ws.close(1000), 2000);
     } else if (s.ws) s.ws.close();
     teardown(s);

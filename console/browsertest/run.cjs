@@ -268,8 +268,15 @@ async function e2e(ctx, page) {
   phase('export-search');
   // Live: the fake microphone plays EARSHOT_LIVE_WAV in a loop. The
   // WebSocket's frames are recorded as the browser sent and received them.
-  report.ws = { url: '', sent: [], received: [], closed: false };
+  report.ws = { url: '', sent: [], received: [], turns: [], closed: false, tokenRequests: [] };
   const pcm = [];
+  const onRequest = (req) => {
+    const u = new URL(req.url());
+    if (u.pathname.endsWith('/token')) {
+      report.ws.tokenRequests.push({ method: req.method(), path: u.pathname + u.search, hasKey: req.headers().authorization === key });
+    }
+  };
+  page.on('request', onRequest);
   page.on('websocket', (ws) => {
     report.ws.url = ws.url();
     ws.on('framesent', (f) => {
@@ -280,7 +287,16 @@ async function e2e(ctx, page) {
       }
     });
     ws.on('framereceived', (f) => {
-      try { report.ws.received.push(JSON.parse(f.payload).message_type || 'error'); } catch { report.ws.received.push('?'); }
+      let m;
+      try { m = JSON.parse(f.payload); } catch { report.ws.received.push('?'); return; }
+      report.ws.received.push(m.type || m.message_type || '?');
+      if (m.type === 'Turn') {
+        report.ws.turns.push({
+          order: m.turn_order, end: m.end_of_turn, formatted: m.turn_is_formatted, transcript: m.transcript,
+          words: (m.words || []).length, final: (m.words || []).filter((w) => w.word_is_final).length,
+          confidence: m.end_of_turn_confidence,
+        });
+      }
     });
     ws.on('close', () => { report.ws.closed = true; });
   });
@@ -294,8 +310,8 @@ async function e2e(ctx, page) {
   });
   await page.waitForFunction(() => {
     const v = document.getElementById('live');
-    return +v.dataset.finals >= 1 && +v.dataset.partials >= 1;
-  }, null, { timeout: 45_000 }).catch((e) => fail(`live: no partial and final transcript in 45 s (${e.message})`));
+    return +v.dataset.formatted >= 1 && +v.dataset.partials >= 1;
+  }, null, { timeout: 45_000 }).catch((e) => fail(`live: no partial and formatted turn in 45 s (${e.message})`));
   await shot(page, '06-live.png');
   await page.click('#live-stop');
   await page.waitForFunction(() => document.getElementById('live').dataset.state === 'ended', null, { timeout: 15_000 })
@@ -304,10 +320,12 @@ async function e2e(ctx, page) {
   report.live = await page.evaluate(() => ({
     partials: window.__partials,
     finals: [...document.querySelectorAll('#live-finals li')].map((li) => li.dataset.text),
+    formatted: [...document.querySelectorAll('#live-finals li')].map((li) => li.dataset.formatted === 'true'),
     status: document.getElementById('live-status').textContent,
     error: document.getElementById('live-error').textContent,
   }));
 
+  page.off('request', onRequest);
   phase('live');
   // Delete from the transcript view.
   await page.goto(`${base}#/t/${encodeURIComponent(report.id)}`);
@@ -479,7 +497,7 @@ async function resampler() {
       registerProcessor: (name, cls) => { Proc = cls; },
     };
     vm.runInNewContext(src, sandbox);
-    const p = new Proc({ processorOptions: { targetRate: 16000, chunkSamples: 2400 } });
+    const p = new Proc({ processorOptions: { targetRate: 16000, chunkSamples: 1600 } });
     const secs = 2;
     const amp = 0.5;
     for (let n = 0; n < rate * secs; n += 128) {
