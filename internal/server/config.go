@@ -58,12 +58,15 @@ type Config struct {
 	// OpenAI-compatible server are added when their URL is set.
 	Engine          string // EARSHOT_ENGINE: the default engine: pocketsphinx (default), whispercpp or openai
 	InProcessEngine bool   // EARSHOT_ENGINE_IN_PROCESS: run pocketsphinx in the server process instead of supervised worker processes
-	WhisperCppURL   string // EARSHOT_WHISPERCPP_URL: whisper.cpp servers, comma-separated (a pool: adapters/enginepool)
-	OpenAIURL       string // EARSHOT_OPENAI_URL: OpenAI-compatible API roots, comma-separated, e.g. http://127.0.0.1:8000/v1
-	OpenAIModel     string // EARSHOT_OPENAI_MODEL: the model the OpenAI-compatible server runs, e.g. Systran/faster-whisper-small
-	OpenAIKey       string // EARSHOT_OPENAI_KEY: its API key, if it needs one
-	OpenAIDetect    string // EARSHOT_OPENAI_DETECT_LANGUAGE: the "language" value that asks the OpenAI-compatible server to detect (default: the field left out)
-	EngineLanguages string // EARSHOT_ENGINE_LANGUAGES: languages the remote engines transcribe, comma-separated (default: all of whisper's)
+	// PunctuationModel (EARSHOT_PUNCTUATION_MODEL): punctuate engines that
+	// give no punctuation with the learned model instead of the pause rules.
+	PunctuationModel bool
+	WhisperCppURL    string // EARSHOT_WHISPERCPP_URL: whisper.cpp servers, comma-separated (a pool: adapters/enginepool)
+	OpenAIURL        string // EARSHOT_OPENAI_URL: OpenAI-compatible API roots, comma-separated, e.g. http://127.0.0.1:8000/v1
+	OpenAIModel      string // EARSHOT_OPENAI_MODEL: the model the OpenAI-compatible server runs, e.g. Systran/faster-whisper-small
+	OpenAIKey        string // EARSHOT_OPENAI_KEY: its API key, if it needs one
+	OpenAIDetect     string // EARSHOT_OPENAI_DETECT_LANGUAGE: the "language" value that asks the OpenAI-compatible server to detect (default: the field left out)
+	EngineLanguages  string // EARSHOT_ENGINE_LANGUAGES: languages the remote engines transcribe, comma-separated (default: all of whisper's)
 	// EARSHOT_WHISPERCPP_CONCURRENCY (default 1), EARSHOT_OPENAI_CONCURRENCY
 	// (default 0, no limit): requests each server of the engine is given at once.
 	WhisperCppConcurrency int
@@ -250,6 +253,15 @@ func ParseConfig(args []string) (*Config, error) {
 		createBucket = b
 	}
 	fs.BoolVar(&c.S3CreateBucket, "s3-create-bucket", createBucket, "create the S3 bucket when missing (EARSHOT_S3_CREATE_BUCKET)")
+	punctModel := false
+	if v := env("EARSHOT_PUNCTUATION_MODEL", ""); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("EARSHOT_PUNCTUATION_MODEL: must be true or false, got %q", v)
+		}
+		punctModel = b
+	}
+	fs.BoolVar(&c.PunctuationModel, "punctuation-model", punctModel, "punctuate engines that give no punctuation with the learned model instead of the pause rules (EARSHOT_PUNCTUATION_MODEL)")
 	fs.BoolVar(&c.InProcessEngine, "engine-in-process", inproc, "run pocketsphinx in the server process, not in supervised worker processes (EARSHOT_ENGINE_IN_PROCESS)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private-urls", allow, "allow audio_url/webhook_url on private networks (EARSHOT_ALLOW_PRIVATE_URLS)")
 	rl := 50.0

@@ -196,7 +196,7 @@ func Run(ctx context.Context, cfg *Config) error {
 	if err != nil {
 		return err
 	}
-	popts := pipeline.Options{TempDir: tmp}
+	popts := pipeline.Options{TempDir: tmp, Text: textfmt.Options{PunctuationModel: cfg.PunctuationModel}}
 	if cfg.LLMURL != "" {
 		gen, err := llm.New(llm.Config{BaseURL: cfg.LLMURL, Model: cfg.LLMModel, APIKey: cfg.LLMKey})
 		if err != nil {
@@ -270,7 +270,7 @@ func Run(ctx context.Context, cfg *Config) error {
 		Recognizer:            stream,
 		Admission:             adm,
 		Authenticate:          httpapi.AuthFunc(auth),
-		Format:                func(ws []transcribe.Word) []transcribe.Word { return textfmt.Format(ws, nil) },
+		Format:                func(ws []transcribe.Word) []transcribe.Word { return popts.Text.Format(ws, nil) },
 		MaxSessionsPerProject: cfg.RealtimeLimit,
 		ProjectShare:          realtimeShare(cfg, keys),
 		Guard:                 guard,
@@ -287,7 +287,7 @@ func Run(ctx context.Context, cfg *Config) error {
 	// Universal-Streaming (v3: GET /v3/token, /v3/ws) beside v2 on the
 	// same engine, recognizer pool, admission, Guard, state and hooks.
 	v3, err := universal.NewHandler(universal.Config{
-		Engine:                engine.Config{Recognizer: stream, Format: func(ws []transcribe.Word) []transcribe.Word { return textfmt.Format(ws, nil) }},
+		Engine:                engine.Config{Recognizer: stream, Format: func(ws []transcribe.Word) []transcribe.Word { return popts.Text.Format(ws, nil) }},
 		Authenticate:          httpapi.AuthFunc(auth),
 		State:                 main.rtState,
 		Admission:             adm,

@@ -45,6 +45,9 @@ type Options struct {
 	// Summaries configures summaries and chapters, e.g. an optional LLM
 	// back end (summary.Options.Generator). Default: extractive.
 	Summaries summary.Options
+	// Text configures the text formatting stages (textfmt.Options), e.g.
+	// the learned punctuation model. Default: the pause rules.
+	Text textfmt.Options
 }
 
 // Default returns the default stages in order. The slice is new on every
@@ -52,7 +55,7 @@ type Options struct {
 func Default(o Options) []transcribe.Stage {
 	var s []transcribe.Stage
 	s = append(s, &diarize.SpeakerStage{Diarizer: o.Diarizer})
-	s = append(s, textfmt.Stages()...)
+	s = append(s, o.Text.Stages()...)
 	s = append(s, pii.Stages(pii.Options{Encode: o.Encode, TempDir: o.TempDir})...)
 	s = append(s, diarize.UtteranceStage{})
 	s = append(s, keyphrases.Stages(keyphrases.Options{})...)

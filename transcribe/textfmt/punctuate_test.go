@@ -39,7 +39,7 @@ func TestPunctuate(t *testing.T) {
 	}
 	for _, c := range cases {
 		ws := words(c.in)
-		Punctuator{PauseOnly: true}.Punctuate(ws)
+		Punctuator{}.Punctuate(ws)
 		if got := text(ws); got != c.want {
 			t.Errorf("Punctuate(%q) = %q, want %q", c.in, got, c.want)
 		}
@@ -55,7 +55,7 @@ func TestPunctuateSpeakerChangeEndsSentence(t *testing.T) {
 			ws[i].Speaker = &b
 		}
 	}
-	Punctuator{PauseOnly: true}.Punctuate(ws)
+	Punctuator{}.Punctuate(ws)
 	if got := text(ws); got != "how are you? fine thanks." {
 		t.Errorf("got %q", got)
 	}
@@ -71,12 +71,12 @@ func TestPunctuateLongSentenceSplit(t *testing.T) {
 		in += "word "
 	}
 	ws := words(in)
-	Punctuator{PauseOnly: true}.Punctuate(ws)
+	Punctuator{}.Punctuate(ws)
 	if ws[29].Text != "word." || ws[59].Text != "word." {
 		t.Errorf("long sentence not split at its pause: %q", text(ws))
 	}
 	ws = words(in)
-	Punctuator{MaxSentenceWords: -1, PauseOnly: true}.Punctuate(ws)
+	Punctuator{MaxSentenceWords: -1}.Punctuate(ws)
 	if ws[29].Text != "word," {
 		t.Errorf("MaxSentenceWords -1 split anyway: %q", ws[29].Text)
 	}

@@ -20,10 +20,22 @@ import (
 // punctuation keeps its sentence ends and question marks, one that gave
 // casing keeps its names and acronyms, one that wrote digits keeps its
 // numbers. See EngineGate.
-func Stages() []transcribe.Stage {
+func Stages() []transcribe.Stage { return Options{}.Stages() }
+
+// Options configures the formatting stages; the zero value is the
+// default.
+type Options struct {
+	// PunctuationModel places punctuation and names' capitals with the
+	// learned model (Punctuator.Model) instead of the pause rules. Default
+	// false; see Punctuator for why.
+	PunctuationModel bool
+}
+
+// Stages is the package's Stages with these options.
+func (o Options) Stages() []transcribe.Stage {
 	return []transcribe.Stage{
 		EngineGate{ITN{}, func(w transcribe.Written) bool { return w.Numbers }},
-		EngineGate{Punctuator{}, func(w transcribe.Written) bool { return w.Punctuation }},
+		EngineGate{Punctuator{Model: o.PunctuationModel}, func(w transcribe.Written) bool { return w.Punctuation }},
 		Disfluencies{},
 		EngineGate{Casing{}, func(w transcribe.Written) bool { return w.Casing && w.Punctuation }},
 		CustomSpelling{}, ProfanityFilter{},
@@ -62,13 +74,18 @@ func (g EngineGate) Apply(ctx context.Context, job *transcribe.Job) error {
 // the same pipeline without a Service, for tests, realtime finals and other
 // callers that have words but no job. ws is not modified.
 func Format(ws []transcribe.Word, p *transcribe.TranscriptParams) []transcribe.Word {
+	return Options{}.Format(ws, p)
+}
+
+// Format is the package's Format with these options.
+func (o Options) Format(ws []transcribe.Word, p *transcribe.TranscriptParams) []transcribe.Word {
 	if p == nil {
 		p = &transcribe.TranscriptParams{}
 		p.Normalize()
 	}
 	t := &transcribe.Transcript{TranscriptParams: *p, Words: append([]transcribe.Word(nil), ws...)}
 	job := &transcribe.Job{Transcript: t}
-	for _, s := range Stages() {
+	for _, s := range o.Stages() {
 		if s.Enabled(p) {
 			// The stages fail only on a cancelled context, never here.
 			_ = s.Apply(context.Background(), job)

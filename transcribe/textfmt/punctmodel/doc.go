@@ -2,7 +2,7 @@
 // casing model for recognizers that give lower-case words with times and
 // no punctuation (pocketsphinx, the embedded default and the only
 // streaming engine). transcribe/textfmt's Punctuator uses it by default;
-// the pause-only rules stay there as the baseline (Punctuator.PauseOnly).
+// the pause-only rules stay there as the baseline and the default (the model is opt-in: Punctuator.Model, textfmt.Options.PunctuationModel, EARSHOT_PUNCTUATION_MODEL).
 //
 // # What it does
 //
