@@ -154,6 +154,13 @@ func (r *run) keepTagged(typ string, from, to int) (string, bool) {
 		if c.typ == "person_name" && c.from == from && c.to == to && !r.knownPlaceAt(from) {
 			return c.typ, true
 		}
+		// A longer name the name rules took from the same first word
+		// ("Karen white", where the cased model ends the name at the
+		// surname the casing missed) stays whole: the shorter tagged
+		// span would cut it.
+		if typ == "person_name" && c.typ == "person_name" && c.from == from && c.to > to {
+			return "", false
+		}
 	}
 	covered := make([]string, to-from)
 	for _, c := range r.cands[r.gazFrom:r.gazTo] {
