@@ -25,7 +25,13 @@ const streamRate = 16000
 // streamChunk is the audio sent per message.
 const streamChunk = 100 * time.Millisecond
 
+// streamLead is how far ahead of real time audio is sent at most: below
+// the server's limit (a minute by default for both protocols), so a fast
+// --speed on a long file is slowed, not refused.
+const streamLead = 30 * time.Second
+
 type streamOptions struct {
+	protocol  string
 	speed     float64
 	token     bool
 	wordBoost string
@@ -68,12 +74,13 @@ func streamCommand() *command {
 		setup: func(c *cli, fs *flag.FlagSet) func(context.Context, []string) error {
 			conn := addConnFlags(fs)
 			o := &streamOptions{}
-			fs.Float64Var(&o.speed, "speed", 1, "send audio this many times faster than real time (`X`)")
+			fs.StringVar(&o.protocol, "protocol", "v3", "streaming `API`: v3 (Universal-Streaming, /v3/ws) or v2 (the deprecated real-time API, /v2/realtime/ws)")
+			fs.Float64Var(&o.speed, "speed", 1, "send audio this many times faster than real time (`X`; at most 30 s ahead of it)")
 			fs.BoolVar(&o.token, "token", false, "authenticate the WebSocket with a temporary token made with the API key, as browsers do")
-			fs.StringVar(&o.wordBoost, "word-boost", "", "words and phrases the audio probably contains (`A,B,...`)")
-			fs.IntVar(&o.threshold, "end-utterance-silence-threshold", -1, "silence that ends an utterance, in milliseconds, 0..20000 (`MS`; -1: the server's default, 700)")
-			fs.StringVar(&o.format, "format", "text", "output `FORMAT`: text (finals one per line) or json (every partial and final message, one per line)")
-			fs.Var(&o.partials, "partials", "show partial transcripts, updating the line in place (default: when standard output is a terminal)")
+			fs.StringVar(&o.wordBoost, "word-boost", "", "words and phrases the audio probably contains (`A,B,...`; v3 sends them as keyterms_prompt)")
+			fs.IntVar(&o.threshold, "end-utterance-silence-threshold", -1, "v2 only: silence that ends an utterance, in milliseconds, 0..20000 (`MS`; -1: the server's default, 700)")
+			fs.StringVar(&o.format, "format", "text", "output `FORMAT`: text (finished turns or finals, one per line) or json (every Turn message with v3, every partial and final with v2, one per line)")
+			fs.Var(&o.partials, "partials", "show the words of the turn or utterance in progress, updating the line in place (default: when standard output is a terminal)")
 			fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
 			fs.BoolVar(&o.quiet, "q", false, "the same as --quiet")
 			return func(ctx context.Context, args []string) error {
@@ -87,6 +94,12 @@ func streamCommand() *command {
 }
 
 func (c *cli) stream(ctx context.Context, file string, conn *connOptions, o *streamOptions) error {
+	if o.protocol != "v3" && o.protocol != "v2" {
+		return usageErrorf("--protocol %q: must be v3 or v2", o.protocol)
+	}
+	if o.threshold != -1 && o.protocol != "v2" {
+		return usageErrorf("--end-utterance-silence-threshold needs --protocol v2 (v3 ends turns on the punctuation model and silence)")
+	}
 	if !(o.speed > 0 && o.speed <= 1000) {
 		return usageErrorf("--speed must be above 0 and at most 1000, got %g", o.speed)
 	}
@@ -142,7 +155,67 @@ func (c *cli) stream(ctx context.Context, file string, conn *connOptions, o *str
 	if o.partials.set {
 		showPartials = o.partials.value
 	}
-	pr := &streamPrinter{w: c.stdout, json: o.format == "json", width: width}
+	pr := &streamPrinter{w: c.stdout, json: o.format == "json", width: width, partials: showPartials}
+	audio := time.Duration(len(samples)) * time.Second / streamRate
+	start := c.now()
+	announce := func(id string) {
+		if !prog.tty {
+			prog.Printf("streaming %s (%.1f s of audio) at %gx, session %s", file, audio.Seconds(), o.speed, id)
+		}
+	}
+	var sessionID string
+	if o.protocol == "v3" {
+		sessionID, err = c.streamV3(ctx, cl, samples, o, boost, pr, prog, announce)
+	} else {
+		sessionID, err = c.streamV2(ctx, cl, samples, o, boost, pr, announce)
+	}
+	if err != nil {
+		return err
+	}
+	pr.end()
+	if !prog.tty {
+		prog.Printf("streamed %.1f s of audio in %s", audio.Seconds(), seconds(c.now().Sub(start)))
+	} else {
+		prog.Printf("streamed %.1f s of audio in %s (session %s)", audio.Seconds(), seconds(c.now().Sub(start)), sessionID)
+	}
+	return nil
+}
+
+// pace waits until frame i (of streamChunk each) is due at speed, counted
+// from began, but no later than streamLead ahead of real time; it returns
+// early with an error from errs or the context's.
+func pace(ctx context.Context, began time.Time, i int, speed float64, errs <-chan error) error {
+	at := time.Duration(i) * streamChunk
+	due := began.Add(max(time.Duration(float64(at)/speed), at-streamLead))
+	d := time.Until(due)
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case err := <-errs:
+		return err
+	case <-t.C:
+		return nil
+	}
+}
+
+// pcmFrame writes samples as PCM16 little endian into buf.
+func pcmFrame(buf []byte, samples []int16) []byte {
+	b := buf[:2*len(samples)]
+	for j, s := range samples {
+		binary.LittleEndian.PutUint16(b[2*j:], uint16(s))
+	}
+	return b
+}
+
+// streamV2 streams samples through the v2 real-time API with the Go SDK's
+// client and returns the session's id.
+func (c *cli) streamV2(ctx context.Context, cl *client, samples []int16, o *streamOptions, boost []string, pr *streamPrinter, began func(id string)) (string, error) {
+	showPartials := pr.partials
 	sessionErr := make(chan error, 1)
 	var sessionID string
 	terminated := make(chan struct{})
@@ -173,7 +246,7 @@ func (c *cli) stream(ctx context.Context, file string, conn *connOptions, o *str
 	if o.token {
 		tok, err := cl.sdk.RealTime.CreateTemporaryToken(ctx, 600)
 		if err != nil {
-			return fmt.Errorf("creating a temporary token: %w", sdkErr(err))
+			return "", fmt.Errorf("creating a temporary token: %w", sdkErr(err))
 		}
 		opts = append(opts, aai.WithRealTimeAuthToken(aai.ToString(tok.Token)))
 	} else {
@@ -185,49 +258,31 @@ func (c *cli) stream(ctx context.Context, file string, conn *connOptions, o *str
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if err := rt.Connect(sctx); err != nil {
-		return sessionError("starting the session", err)
+		return "", sessionError("starting the session", err)
 	}
 	if o.threshold >= 0 {
 		if err := rt.SetEndUtteranceSilenceThreshold(sctx, int64(o.threshold)); err != nil {
-			return sessionError("setting the silence threshold", err)
+			return "", sessionError("setting the silence threshold", err)
 		}
 	}
-
-	audio := time.Duration(len(samples)) * time.Second / streamRate
-	start := c.now()
-	if !prog.tty {
-		prog.Printf("streaming %s (%.1f s of audio) at %gx, session %s", file, audio.Seconds(), o.speed, sessionID)
-	}
+	began(sessionID)
 	per := streamRate * int(streamChunk/time.Millisecond) / 1000
 	buf := make([]byte, 2*per)
-	began := time.Now()
+	start := time.Now()
 	for i := 0; i*per < len(samples); i++ {
-		// Real-time pacing: chunk i leaves at i*100ms/speed.
-		due := began.Add(time.Duration(float64(time.Duration(i)*streamChunk) / o.speed))
-		if d := time.Until(due); d > 0 {
-			t := time.NewTimer(d)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return ctx.Err()
-			case err := <-sessionErr:
-				t.Stop()
-				return sessionError("streaming", err)
-			case <-t.C:
+		if err := pace(ctx, start, i, o.speed, sessionErr); err != nil {
+			if errors.Is(err, ctx.Err()) {
+				return "", err
 			}
+			return "", sessionError("streaming", err)
 		}
-		chunk := samples[i*per : min((i+1)*per, len(samples))]
-		b := buf[:2*len(chunk)]
-		for j, s := range chunk {
-			binary.LittleEndian.PutUint16(b[2*j:], uint16(s))
-		}
-		if err := rt.Send(sctx, b); err != nil {
+		if err := rt.Send(sctx, pcmFrame(buf, samples[i*per:min((i+1)*per, len(samples))])); err != nil {
 			select {
 			case serr := <-sessionErr:
-				return sessionError("streaming", serr)
+				return "", sessionError("streaming", serr)
 			default:
 			}
-			return sessionError("streaming", err)
+			return "", sessionError("streaming", err)
 		}
 	}
 
@@ -248,22 +303,16 @@ func (c *cli) stream(ctx context.Context, file string, conn *connOptions, o *str
 			if err == nil {
 				err = errors.New("the connection ended without SessionTerminated")
 			}
-			return sessionError("ending the session", err)
+			return "", sessionError("ending the session", err)
 		}
 	case err := <-sessionErr:
-		return sessionError("ending the session", err)
+		return "", sessionError("ending the session", err)
 	case <-timeout.C:
-		return failf(exitFailed, "the server did not end the session within 30 s of the end of the audio")
+		return "", failf(exitFailed, "the server did not end the session within 30 s of the end of the audio")
 	case <-ctx.Done():
-		return ctx.Err()
+		return "", ctx.Err()
 	}
-	pr.end()
-	if !prog.tty {
-		prog.Printf("streamed %.1f s of audio in %s", audio.Seconds(), seconds(c.now().Sub(start)))
-	} else {
-		prog.Printf("streamed %.1f s of audio in %s (session %s)", audio.Seconds(), seconds(c.now().Sub(start)), sessionID)
-	}
-	return nil
+	return sessionID, nil
 }
 
 // wsURL turns an http(s) base URL into ws(s).
@@ -301,9 +350,10 @@ func sessionError(what string, err error) error {
 // partials rewriting the current line, or every message as a JSON line.
 // The SDK calls it from its reader goroutine.
 type streamPrinter struct {
-	w     io.Writer
-	json  bool
-	width int
+	w        io.Writer
+	json     bool
+	width    int
+	partials bool // show the words in progress (text output)
 
 	mu      sync.Mutex
 	showing bool // a partial is shown on the current line

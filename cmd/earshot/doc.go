@@ -5,7 +5,7 @@
 // # Commands
 //
 //	earshot transcribe FILE|URL [flags]   upload (or give a URL), transcribe, print
-//	earshot stream FILE [flags]           real-time transcription through /v2/realtime/ws
+//	earshot stream FILE [flags]           real-time transcription through /v3/ws (--protocol v2: /v2/realtime/ws)
 //	earshot list [--limit N --status S --before ID --after ID --created-on DATE]
 //	earshot get ID [--format F --wait]
 //	earshot delete ID...
@@ -130,9 +130,32 @@
 //
 // stream decodes the file with transcribe/media (any format the server
 // accepts; ffmpeg for the containers Go cannot read) to 16 kHz mono and
-// sends 100 ms chunks paced at real time times --speed. The SDK's
-// Disconnect waits forever for SessionTerminated, so the command watches
-// the session's errors beside it and gives up after 30 s.
+// sends 100 ms chunks paced at real time times --speed, but never more
+// than 30 s ahead of real time (both protocols refuse audio a minute
+// ahead by default), so a fast --speed on a long file is slowed, not
+// refused.
+//
+// By default (--protocol v3) it speaks Universal-Streaming
+// (realtime/universal) with its own small client on
+// github.com/coder/websocket (stream_v3.go; the Go SDK v1.10.0 has no v3
+// streaming): /v3/ws?sample_rate=16000&encoding=pcm_s16le&format_turns=true,
+// authenticated by the API key in the Authorization header, or with
+// --token by a single-use token from GET /v3/token?expires_in_seconds=60 in
+// the URL; --word-boost becomes keyterms_prompt. It waits for Begin, sends
+// the audio as binary frames, then {"type":"Terminate"}, and waits (30 s
+// at most) for Termination. Text output prints each ended turn's formatted
+// copy as a line; --partials shows the words of the open turn (and the
+// ended turn until its formatted copy comes) in place; --format json prints
+// every Turn message as the server sent it. An Error message and close
+// ends the command with its code and text (1008, a refused key or token:
+// exit 3).
+//
+// --protocol v2 keeps the deprecated real-time API (/v2/realtime/ws) with
+// the Go SDK's RealTimeClient: finals as lines, PartialTranscript in place,
+// --format json every partial and final message, and
+// --end-utterance-silence-threshold (v2 only: a usage error with v3). The
+// SDK's Disconnect waits forever for SessionTerminated, so the command
+// watches the session's errors beside it and gives up after 30 s.
 //
 // # Code
 //
