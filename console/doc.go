@@ -36,9 +36,12 @@
 // sentiment, key phrases, topics, content safety, summary and chapters,
 // each shown only when the transcript has that result. Live: the
 // microphone, through an AudioWorklet that resamples to 16 kHz PCM16 in
-// 150 ms frames, to /v2/realtime/ws with a temporary token from
-// POST /v2/realtime/token; partial transcripts replace the line in
-// progress and finals are appended; Stop sends terminate_session.
+// 100 ms frames, over Universal-Streaming (v3: /v3/ws with
+// encoding=pcm_s16le and format_turns=true) with a single-use token from
+// GET /v3/token?expires_in_seconds=60, made once the microphone is
+// granted; the words of the open turn replace the line in progress, an
+// ended turn is appended and replaced by its formatted copy; Stop sends
+// {"type":"Terminate"} and waits for Termination.
 //
 // The server deletes uploaded files once transcribed, so the player plays
 // the file the user dropped, kept in the browser (memory and IndexedDB),
@@ -101,8 +104,9 @@
 // timings, click-to-seek and the keyboard, SRT and text downloads equal
 // to the API's exports, word search, the redacted audio in the player,
 // the live page fed from a WAV through Chromium's fake microphone (the
-// WebSocket's frames, the audio sent compared with the file, the partial
-// and final text), and deletion. TestWorkletResampler runs the worklet's
+// v3 token request, the WebSocket's URL and frames, the Turns received,
+// the audio sent compared with the file, the partial and formatted text),
+// and deletion. TestWorkletResampler runs the worklet's
 // resampler in Node on test tones. Screenshots go to a temporary
 // directory, or to -screenshots DIR; -update-screenshot rewrites
 // docs/console.png from the playing transcript.
