@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/earshot-dev/earshot/transcribe"
@@ -16,14 +14,9 @@ import (
 
 var _ transcribe.IdempotencyStore = (*Store)(nil)
 
-// The idempotency_keys table is created on first use (CREATE TABLE IF NOT
-// EXISTS, in the store's schema), not by a numbered migration: it is
-// independent of the other tables, and a database that never sees an
-// Idempotency-Key never gets it. idemReady remembers, per Store, that the
-// table exists.
-var idemReady sync.Map // *Store -> struct{}
-
-const idemTable = `CREATE TABLE IF NOT EXISTS idempotency_keys (
+// idemTables is the idempotency_keys table, created on first use (a
+// lazyTable): a database that never sees an Idempotency-Key never gets it.
+var idemTables = &lazyTable{name: "idempotency_keys", what: "idempotency keys", ddl: `CREATE TABLE IF NOT EXISTS idempotency_keys (
 		project_id   text COLLATE "C" NOT NULL,
 		kind         text COLLATE "C" NOT NULL,
 		key          text COLLATE "C" NOT NULL,
@@ -32,31 +25,9 @@ const idemTable = `CREATE TABLE IF NOT EXISTS idempotency_keys (
 		created      timestamptz NOT NULL,
 		PRIMARY KEY (project_id, kind, key)
 	);
-	CREATE INDEX IF NOT EXISTS idempotency_keys_by_created ON idempotency_keys (created)`
+	CREATE INDEX IF NOT EXISTS idempotency_keys_by_created ON idempotency_keys (created)`}
 
-func (s *Store) idemTable(ctx context.Context) error {
-	if _, ok := idemReady.Load(s); ok {
-		return nil
-	}
-	if s.closed.Load() {
-		return errClosed("idempotency keys")
-	}
-	var err error
-	for range 3 {
-		// Two processes creating the table at once can collide in the
-		// catalog (unique_violation on pg_type, duplicate_table); the
-		// loser finds it made on the next try.
-		if _, err = s.pool.Exec(ctx, idemTable); err == nil {
-			idemReady.Store(s, struct{}{})
-			return nil
-		}
-		var pe *pgconn.PgError
-		if !errors.As(err, &pe) || (pe.Code != "23505" && pe.Code != "42P07") {
-			break
-		}
-	}
-	return s.fail("creating the idempotency_keys table", err)
-}
+func (s *Store) idemTable(ctx context.Context) error { return s.ensureTable(ctx, idemTables) }
 
 // ClaimIdempotency implements transcribe.IdempotencyStore with one
 // INSERT ... ON CONFLICT DO UPDATE ... WHERE created < notBefore: it

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/earshot-dev/earshot/transcribe"
@@ -16,44 +14,18 @@ import (
 
 var _ transcribe.LeMURStore = (*Store)(nil)
 
-// The lemur_responses table is created on first use (CREATE TABLE IF
-// NOT EXISTS, in the store's schema), not by a numbered migration, like
-// idempotency_keys: it is independent of the other tables, and a
-// database whose servers never answer a LeMUR request never gets it.
-// lemurReady remembers, per Store, that the table exists.
-var lemurReady sync.Map // *Store -> struct{}
-
-const lemurTable = `CREATE TABLE IF NOT EXISTS lemur_responses (
+// lemurTables is the lemur_responses table, created on first use (a
+// lazyTable): a database whose servers never answer a LeMUR request never
+// gets it.
+var lemurTables = &lazyTable{name: "lemur_responses", what: "LeMUR responses", ddl: `CREATE TABLE IF NOT EXISTS lemur_responses (
 		request_id text COLLATE "C" NOT NULL PRIMARY KEY,
 		project_id text COLLATE "C" NOT NULL,
 		created    timestamptz      NOT NULL,
 		data       bytea            NOT NULL
 	);
-	CREATE INDEX IF NOT EXISTS lemur_responses_by_created ON lemur_responses (created)`
+	CREATE INDEX IF NOT EXISTS lemur_responses_by_created ON lemur_responses (created)`}
 
-func (s *Store) lemurTable(ctx context.Context) error {
-	if _, ok := lemurReady.Load(s); ok {
-		return nil
-	}
-	if s.closed.Load() {
-		return errClosed("LeMUR responses")
-	}
-	var err error
-	for range 3 {
-		// Two processes creating the table at once can collide in the
-		// catalog (unique_violation on pg_type, duplicate_table); the
-		// loser finds it made on the next try.
-		if _, err = s.pool.Exec(ctx, lemurTable); err == nil {
-			lemurReady.Store(s, struct{}{})
-			return nil
-		}
-		var pe *pgconn.PgError
-		if !errors.As(err, &pe) || (pe.Code != "23505" && pe.Code != "42P07") {
-			break
-		}
-	}
-	return s.fail("creating the lemur_responses table", err)
-}
+func (s *Store) lemurTable(ctx context.Context) error { return s.ensureTable(ctx, lemurTables) }
 
 // PutLeMUR implements transcribe.LeMURStore.
 func (s *Store) PutLeMUR(ctx context.Context, r *transcribe.LeMURRecord) error {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
@@ -13,16 +12,9 @@ import (
 
 var _ transcribe.IdempotencyStore = (*Store)(nil)
 
-// The idempotency_keys table is created on first use (CREATE TABLE IF NOT
-// EXISTS), not by a numbered migration: it is independent of the other
-// tables. idemReady remembers, per Store, that it exists.
-var idemReady sync.Map // *Store -> struct{}
-
-func (s *Store) idemTable(ctx context.Context) error {
-	if _, ok := idemReady.Load(s); ok {
-		return nil
-	}
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS idempotency_keys (
+// idemTables is the idempotency_keys table, created on first use (a
+// lazyTable).
+var idemTables = &lazyTable{name: "idempotency_keys", ddl: `CREATE TABLE IF NOT EXISTS idempotency_keys (
 		project_id   TEXT    NOT NULL,
 		kind         TEXT    NOT NULL,
 		key          TEXT    NOT NULL,
@@ -31,12 +23,9 @@ func (s *Store) idemTable(ctx context.Context) error {
 		created      INTEGER NOT NULL,
 		PRIMARY KEY (project_id, kind, key)
 	);
-	CREATE INDEX IF NOT EXISTS idempotency_keys_by_created ON idempotency_keys (created)`); err != nil {
-		return fmt.Errorf("sqlite: creating the idempotency_keys table: %w", err)
-	}
-	idemReady.Store(s, struct{}{})
-	return nil
-}
+	CREATE INDEX IF NOT EXISTS idempotency_keys_by_created ON idempotency_keys (created)`}
+
+func (s *Store) idemTable(ctx context.Context) error { return s.ensureTable(ctx, idemTables) }
 
 // ClaimIdempotency implements transcribe.IdempotencyStore: one upsert
 // that stores r when the key is new or expired, then the record in force.

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
@@ -13,29 +12,18 @@ import (
 
 var _ transcribe.LeMURStore = (*Store)(nil)
 
-// The lemur_responses table is created on first use (CREATE TABLE IF
-// NOT EXISTS), not by a numbered migration, like idempotency_keys: it is
-// independent of the other tables, and a database whose server never
-// answers a LeMUR request never gets it. lemurReady remembers, per
-// Store, that it exists.
-var lemurReady sync.Map // *Store -> struct{}
-
-func (s *Store) lemurTable(ctx context.Context) error {
-	if _, ok := lemurReady.Load(s); ok {
-		return nil
-	}
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS lemur_responses (
+// lemurTables is the lemur_responses table, created on first use (a
+// lazyTable): a database whose server never answers a LeMUR request
+// never gets it.
+var lemurTables = &lazyTable{name: "lemur_responses", ddl: `CREATE TABLE IF NOT EXISTS lemur_responses (
 		request_id TEXT    NOT NULL PRIMARY KEY,
 		project_id TEXT    NOT NULL,
 		created    INTEGER NOT NULL,
 		data       BLOB    NOT NULL
 	);
-	CREATE INDEX IF NOT EXISTS lemur_responses_by_created ON lemur_responses (created)`); err != nil {
-		return fmt.Errorf("sqlite: creating the lemur_responses table: %w", err)
-	}
-	lemurReady.Store(s, struct{}{})
-	return nil
-}
+	CREATE INDEX IF NOT EXISTS lemur_responses_by_created ON lemur_responses (created)`}
+
+func (s *Store) lemurTable(ctx context.Context) error { return s.ensureTable(ctx, lemurTables) }
 
 // PutLeMUR implements transcribe.LeMURStore.
 func (s *Store) PutLeMUR(ctx context.Context, r *transcribe.LeMURRecord) error {
