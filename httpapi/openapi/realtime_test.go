@@ -25,13 +25,15 @@ type closeCode struct {
 	When   string `json:"when"`
 }
 
-func (s *spec) closeCodes(t testing.TB) map[int]closeCode {
+// closeCodes returns the x-earshot-websocket closeCodes documented for
+// the WebSocket at path (/v2/realtime/ws, /v3/ws), by code.
+func (s *spec) closeCodes(t testing.TB, path string) map[int]closeCode {
 	t.Helper()
-	ext := resolve(s.raw, "/paths/~1v2~1realtime~1ws/get/x-earshot-websocket/closeCodes")
+	ext := resolve(s.raw, "/paths/"+strings.ReplaceAll(path, "/", "~1")+"/get/x-earshot-websocket/closeCodes")
 	b, _ := json.Marshal(ext)
 	var list []closeCode
 	if err := json.Unmarshal(b, &list); err != nil || len(list) == 0 {
-		t.Fatalf("x-earshot-websocket closeCodes: %v %s", err, b)
+		t.Fatalf("%s x-earshot-websocket closeCodes: %v %s", path, err, b)
 	}
 	out := map[int]closeCode{}
 	for _, c := range list {
@@ -45,7 +47,7 @@ func (s *spec) closeCodes(t testing.TB) map[int]closeCode {
 func TestCloseCodesMatchRealtime(t *testing.T) {
 	t.Parallel()
 	s := loadSpec(t)
-	doc := s.closeCodes(t)
+	doc := s.closeCodes(t, "/v2/realtime/ws")
 	errs := []*realtime.CloseError{realtime.ErrNotAuthorized, realtime.ErrBadSampleRate, realtime.ErrSessionNotFound,
 		realtime.ErrSessionExpired, realtime.ErrSessionClosed, realtime.ErrRateLimited, realtime.ErrUniqueSession,
 		realtime.ErrSessionIdle, realtime.ErrAudioTooShort, realtime.ErrAudioTooLong, realtime.ErrBadJSON,
@@ -170,7 +172,7 @@ func (w *wsConn) until() int {
 		if ce == nil {
 			continue
 		}
-		doc := w.s.closeCodes(w.t)
+		doc := w.s.closeCodes(w.t, "/v2/realtime/ws")
 		d, ok := doc[int(ce.Code)]
 		if !ok || d.Reason != ce.Reason {
 			w.t.Errorf("close %d %q is not documented (documented: %+v)", ce.Code, ce.Reason, d)

@@ -17,27 +17,11 @@ import (
 	"github.com/earshot-dev/earshot/realtime/universal"
 )
 
-// streamingCloseCodes returns the documented close codes of /v3/ws.
-func (s *spec) streamingCloseCodes(t testing.TB) map[int]closeCode {
-	t.Helper()
-	ext := resolve(s.raw, "/paths/~1v3~1ws/get/x-earshot-websocket/closeCodes")
-	b, _ := json.Marshal(ext)
-	var list []closeCode
-	if err := json.Unmarshal(b, &list); err != nil || len(list) == 0 {
-		t.Fatalf("/v3/ws closeCodes: %v %s", err, b)
-	}
-	out := map[int]closeCode{}
-	for _, c := range list {
-		out[c.Code] = c
-	}
-	return out
-}
-
 // TestStreamingCloseCodesMatchUniversal checks the documented close codes
 // of /v3/ws against what package universal sends: same codes, same reasons.
 func TestStreamingCloseCodesMatchUniversal(t *testing.T) {
 	t.Parallel()
-	doc := loadSpec(t).streamingCloseCodes(t)
+	doc := loadSpec(t).closeCodes(t, "/v3/ws")
 	for _, c := range universal.CloseCodes() {
 		if d, ok := doc[c]; !ok || d.Reason != universal.Reason(c) {
 			t.Errorf("close %d %q: documented as %+v", c, universal.Reason(c), d)
@@ -107,7 +91,7 @@ func (w *v3Conn) expectClose(code int) {
 			last = m
 			continue
 		}
-		d, ok := w.s.streamingCloseCodes(w.t)[int(ce.Code)]
+		d, ok := w.s.closeCodes(w.t, "/v3/ws")[int(ce.Code)]
 		if !ok || d.Reason != ce.Reason {
 			w.t.Errorf("close %d %q is not documented (documented: %+v)", ce.Code, ce.Reason, d)
 		}
