@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/earshot-dev/earshot/adapters/isolate"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 )
 
 // The admission scenario runs the server as it runs in production:
@@ -107,7 +108,7 @@ func streamUntil(ctx context.Context, c *websocket.Conn, pcm []byte, stop <-chan
 	}()
 	start := time.Now()
 loop:
-	for i, ch := range chunks(pcm, 100, 16000) {
+	for i, ch := range streamtest.Chunks(pcm, 100, 16000) {
 		select {
 		case <-stop:
 			break loop

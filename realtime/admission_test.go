@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
-func newTestAdmission(t *testing.T, clock *fakeClock, cfg LoadAdmissionConfig) *LoadAdmission {
+func newTestAdmission(t *testing.T, clock *streamtest.Clock, cfg LoadAdmissionConfig) *LoadAdmission {
 	t.Helper()
 	cfg.Now = clock.Now
 	if cfg.MachineCPU == nil {
@@ -27,7 +28,7 @@ func newTestAdmission(t *testing.T, clock *fakeClock, cfg LoadAdmissionConfig) *
 
 // stream plays one session's calls for one 100 ms audio message: a Write
 // taking took, then a Partial taking nothing.
-func stream(clock *fakeClock, tk Ticket, took time.Duration) {
+func stream(clock *streamtest.Clock, tk Ticket, took time.Duration) {
 	tk.Enter()
 	clock.Advance(took)
 	tk.Leave(Call{Kind: CallWrite, Audio: 100 * time.Millisecond})
@@ -266,7 +267,7 @@ func TestHandlerAdmission(t *testing.T) {
 		if !strings.Contains(text, "at capacity: 3 live sessions fill 90% of 2 cores") {
 			t.Errorf("error %q", text)
 		}
-		if n := len(s.rec.streams); n != 0 {
+		if n := len(s.rec.Streams()); n != 0 {
 			t.Errorf("%d streams opened for a refused session", n)
 		}
 	})
@@ -281,7 +282,7 @@ func TestHandlerAdmission(t *testing.T) {
 		a := newTestAdmission(t, clock, LoadAdmissionConfig{Cores: 4, MaxSessions: 1})
 		s := newTestServer(t, func(c *Config) { c.Admission = a })
 		c, _ := begin(t, s, "key-a", nil)
-		send(t, c, websocket.MessageBinary, tone(200, 16000))
+		send(t, c, websocket.MessageBinary, streamtest.Tone(200, 16000))
 		// One live session is the most: the next is refused with 1013.
 		text := expectClose(t, s.dial("/v2/realtime/ws", nil, "key-a"), CloseTryAgainLater)
 		if !strings.Contains(text, "capacity") {
@@ -301,16 +302,12 @@ func TestHandlerAdmission(t *testing.T) {
 			t.Errorf("metered audio %v", audio)
 		}
 		// A stream that cannot be opened gives its ticket back.
-		s.rec.mu.Lock()
-		s.rec.newErr = errors.New("no decoder")
-		s.rec.mu.Unlock()
+		s.rec.SetNewErr(errors.New("no decoder"))
 		expectClose(t, s.dial("/v2/realtime/ws", nil, "key-a"), CloseInternalServerError)
 		if st := a.Stats(); st.Live != 0 {
 			t.Errorf("after a failed stream: %+v", st)
 		}
-		s.rec.mu.Lock()
-		s.rec.newErr = nil
-		s.rec.mu.Unlock()
+		s.rec.SetNewErr(nil)
 		c, _ = begin(t, s, "key-a", nil)
 		send(t, c, websocket.MessageText, []byte(`{"terminate_session":true}`))
 		expectCloseAfterMessages(t, c)
@@ -340,7 +337,7 @@ func TestAdmitAll(t *testing.T) {
 // A NewSession outside a Handler opens its stream unmetered.
 func TestSessionWithoutTicket(t *testing.T) {
 	t.Parallel()
-	rec := &fakeRecognizer{}
+	rec := &streamtest.FakeRecognizer{}
 	s, err := NewSession(context.Background(), Config{Recognizer: rec}, SessionOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -372,7 +369,7 @@ func TestCapacityFor(t *testing.T) {
 // machine is a fake LoadAdmissionConfig.MachineCPU: busy cores of
 // cores, advanced with the clock.
 type machine struct {
-	clock       *fakeClock
+	clock       *streamtest.Clock
 	cores       int
 	busy, total time.Duration
 	at          time.Time

@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/earshot-dev/earshot/internal/testaudio"
 	"github.com/earshot-dev/earshot/realtime/engine"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -53,7 +54,7 @@ func benchClip(b testing.TB, n int) ([]byte, []bool) {
 	var pcm []byte
 	for i := 0; i < n; i++ {
 		s := benchSentences[i%len(benchSentences)]
-		pcm = cat(pcm, silence(300, 16000), wavPCM(b, testaudio.Speech(b, s.voice, s.text)), silence(900, 16000))
+		pcm = streamtest.Cat(pcm, streamtest.Silence(300, 16000), streamtest.WAVPCM(b, testaudio.Speech(b, s.voice, s.text)), streamtest.Silence(900, 16000))
 	}
 	return pcm, engine.SpeechFrames(pcm, 16000, 300)
 }
@@ -303,7 +304,7 @@ func BenchmarkSessionCPU(b *testing.B) {
 			b.Fatal(err)
 		}
 		c0, w0 := cpuTime(), time.Now()
-		for _, ch := range chunks(pcm, 100, 16000) {
+		for _, ch := range streamtest.Chunks(pcm, 100, 16000) {
 			t0 := threadTime()
 			msgs, err := s.Audio(ch)
 			d := threadTime() - t0

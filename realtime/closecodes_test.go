@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -55,7 +56,7 @@ func TestCloseCodes(t *testing.T) {
 	})
 	t.Run("4104 word boost the recognizer rejects", func(t *testing.T) {
 		s := newTestServer(t)
-		s.rec.newErr = fmt.Errorf("pocketsphinx: %w", &transcribe.ParamError{Field: "word_boost", Reason: "at most 2000 terms"})
+		s.rec.SetNewErr(fmt.Errorf("pocketsphinx: %w", &transcribe.ParamError{Field: "word_boost", Reason: "at most 2000 terms"}))
 		c := s.dial("/v2/realtime/ws", url.Values{"word_boost": {`["a"]`}}, "key-a")
 		if e := expectClose(t, c, CloseBadWordBoost); !strings.Contains(e, "2000 terms") {
 			t.Fatalf("error %q", e)
@@ -91,7 +92,7 @@ func TestCloseCodes(t *testing.T) {
 	t.Run("4029 audio too fast", func(t *testing.T) {
 		s := newTestServer(t)
 		c, _ := begin(t, s, "key-a", url.Values{"disable_partial_transcripts": {"true"}})
-		chunk := silence(2000, 16000)
+		chunk := streamtest.Silence(2000, 16000)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		// 31 chunks of 2 s with the clock standing still: 62 s ahead.
@@ -119,14 +120,14 @@ func TestCloseCodes(t *testing.T) {
 	t.Run("4032 too short", func(t *testing.T) {
 		s := newTestServer(t)
 		c, _ := begin(t, s, "key-a", nil)
-		send(t, c, websocket.MessageBinary, tone(50, 16000))
-		send(t, c, websocket.MessageBinary, tone(50, 16000))
+		send(t, c, websocket.MessageBinary, streamtest.Tone(50, 16000))
+		send(t, c, websocket.MessageBinary, streamtest.Tone(50, 16000))
 		expectClose(t, c, CloseAudioTooShort)
 	})
 	t.Run("4033 too long", func(t *testing.T) {
 		s := newTestServer(t)
 		c, _ := begin(t, s, "key-a", nil)
-		send(t, c, websocket.MessageBinary, tone(2100, 16000))
+		send(t, c, websocket.MessageBinary, streamtest.Tone(2100, 16000))
 		expectClose(t, c, CloseAudioTooLong)
 	})
 	t.Run("4100 invalid JSON", func(t *testing.T) {
@@ -174,7 +175,7 @@ func TestCloseCodes(t *testing.T) {
 	})
 	t.Run("1013 no recognizer free", func(t *testing.T) {
 		s := newTestServer(t, func(c *Config) { c.StreamWait = 50 * time.Millisecond })
-		s.rec.block = true
+		s.rec.SetBlock(true)
 		c := s.dial("/v2/realtime/ws", nil, "key-a")
 		if e := expectClose(t, c, CloseTryAgainLater); !strings.Contains(e, "no recognizer free") {
 			t.Fatalf("error %q", e)
@@ -186,7 +187,7 @@ func TestCloseCodes(t *testing.T) {
 	t.Run("1011 recognizer unavailable", func(t *testing.T) {
 		var logs *logBuf
 		s := newTestServer(t, func(c *Config) { logs = captureLog(c) })
-		s.rec.newErr = errors.New("no decoder free")
+		s.rec.SetNewErr(errors.New("no decoder free"))
 		c := s.dial("/v2/realtime/ws", nil, "key-a")
 		// The client gets a generic message; the recognizer's words go
 		// to the log.

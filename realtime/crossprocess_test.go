@@ -13,8 +13,8 @@ import (
 
 	aai "github.com/AssemblyAI/assemblyai-go-sdk"
 	"github.com/coder/websocket"
-
 	"github.com/earshot-dev/earshot/internal/proxytest"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 )
 
 // Two Handlers on one StateStore are two processes of one region: these
@@ -49,7 +49,7 @@ func sdkMux(h *Handler) *httptest.Server {
 // released).
 func moved(t *testing.T, s *testServer, id string) {
 	t.Helper()
-	waitFor(t, func() bool { return s.h.Session(id) == nil && s.rec.openStreams() == 0 })
+	waitFor(t, func() bool { return s.h.Session(id) == nil && s.rec.OpenStreams() == 0 })
 }
 
 func TestCrossProcessResume(t *testing.T) {
@@ -63,7 +63,7 @@ func TestCrossProcessResume(t *testing.T) {
 	// A live session cannot be taken from another process.
 	expectClose(t, b.dial("/v2/realtime/ws/"+id, nil, "key-a"), CloseUniqueSession)
 
-	for _, ch := range chunks(cat(tone(500, 16000), silence(500, 16000)), 100, 16000) {
+	for _, ch := range streamtest.Chunks(streamtest.Cat(streamtest.Tone(500, 16000), streamtest.Silence(500, 16000)), 100, 16000) {
 		a.clock.Advance(100 * time.Millisecond)
 		send(t, c, websocket.MessageBinary, ch)
 	}
@@ -87,7 +87,7 @@ func TestCrossProcessResume(t *testing.T) {
 	if sb == nil || sb.SilenceThreshold() != 300*time.Millisecond || !sb.Options().DisablePartialTranscripts || sb.AudioDuration() != time.Second {
 		t.Fatalf("session on B: %+v", sb)
 	}
-	for _, ch := range chunks(cat(tone(500, 16000), silence(500, 16000)), 100, 16000) {
+	for _, ch := range streamtest.Chunks(streamtest.Cat(streamtest.Tone(500, 16000), streamtest.Silence(500, 16000)), 100, 16000) {
 		a.clock.Advance(100 * time.Millisecond)
 		send(t, c2, websocket.MessageBinary, ch)
 	}
@@ -120,8 +120,8 @@ func TestCrossProcessCloseCodes(t *testing.T) {
 		a.clock.Advance(31 * time.Second)
 		expectClose(t, b.dial("/v2/realtime/ws/"+id, nil, "key-a"), CloseSessionExpired)
 		expectClose(t, a.dial("/v2/realtime/ws/"+id, nil, "key-a"), CloseSessionExpired)
-		if st := a.h.Session(id).State(); st != StateExpired || a.rec.openStreams() != 0 {
-			t.Fatalf("on A: state %s, %d streams open", st, a.rec.openStreams())
+		if st := a.h.Session(id).State(); st != StateExpired || a.rec.OpenStreams() != 0 {
+			t.Fatalf("on A: state %s, %d streams open", st, a.rec.OpenStreams())
 		}
 	})
 	t.Run("4008 past expires_at", func(t *testing.T) {
@@ -307,10 +307,10 @@ func TestGoSDKResumeAcrossProcesses(t *testing.T) {
 	}
 	got1, got2 := join(ev1.finals), join(ev2.finals)
 	t.Logf("on A: %q; on B: %q", got1, got2)
-	if ov := wordOverlap(text1, got1); ov < 0.7 {
+	if ov := streamtest.WordOverlap(text1, got1); ov < 0.7 {
 		t.Errorf("A recognized %q (%.0f%% of %q)", got1, ov*100, text1)
 	}
-	if ov := wordOverlap(text2, got2); ov < 0.7 {
+	if ov := streamtest.WordOverlap(text2, got2); ov < 0.7 {
 		t.Errorf("B recognized %q (%.0f%% of %q)", got2, ov*100, text2)
 	}
 	len1 := int64(len(pcm1) / 32) // ms of audio sent to A

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/coder/websocket"
-
 	"github.com/earshot-dev/earshot/internal/httpguard"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 )
 
 func newGuard(t *testing.T, cfg httpguard.Config) *httpguard.Guard {
@@ -108,7 +108,7 @@ func TestProjectShare(t *testing.T) {
 		send(t, c, websocket.MessageText, []byte(`{"terminate_session":true}`))
 		expectCloseAfterMessages(t, c)
 	}
-	if _, err := NewHandler(Config{Recognizer: &fakeRecognizer{}, Authenticate: authKeys, ProjectShare: 1.5}); err == nil || !strings.Contains(err.Error(), "ProjectShare") {
+	if _, err := NewHandler(Config{Recognizer: &streamtest.FakeRecognizer{}, Authenticate: authKeys, ProjectShare: 1.5}); err == nil || !strings.Contains(err.Error(), "ProjectShare") {
 		t.Errorf("ProjectShare 1.5: %v", err)
 	}
 }

@@ -14,14 +14,15 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 )
 
 type testServer struct {
 	t     *testing.T
 	h     *Handler
 	ts    *httptest.Server
-	clock *fakeClock
-	rec   *fakeRecognizer
+	clock *streamtest.Clock
+	rec   *streamtest.FakeRecognizer
 }
 
 func authKeys(r *http.Request) (string, bool) {
@@ -38,7 +39,7 @@ func authKeys(r *http.Request) (string, bool) {
 
 func newTestServer(t *testing.T, tweak ...func(*Config)) *testServer {
 	t.Helper()
-	s := &testServer{t: t, clock: newFakeClock(), rec: &fakeRecognizer{}}
+	s := &testServer{t: t, clock: newFakeClock(), rec: &streamtest.FakeRecognizer{}}
 	cfg := Config{Recognizer: s.rec, Authenticate: authKeys, Now: s.clock.Now, TickInterval: 5 * time.Millisecond}
 	for _, f := range tweak {
 		f(&cfg)
@@ -56,7 +57,7 @@ func newTestServer(t *testing.T, tweak ...func(*Config)) *testServer {
 	t.Cleanup(func() {
 		s.ts.Close()
 		h.Close()
-		if n := s.rec.openStreams(); n != 0 {
+		if n := s.rec.OpenStreams(); n != 0 {
 			t.Errorf("%d recognizer streams left open", n)
 		}
 	})
@@ -214,7 +215,7 @@ func TestHandlerHappyPathWithAPIKey(t *testing.T) {
 		t.Fatalf("default sample rate %d", sess.Options().SampleRate)
 	}
 	send(t, c, websocket.MessageText, []byte(`{"end_utterance_silence_threshold":300}`+"\n"))
-	for _, ch := range chunks(cat(tone(500, 16000), silence(400, 16000)), 100, 16000) {
+	for _, ch := range streamtest.Chunks(streamtest.Cat(streamtest.Tone(500, 16000), streamtest.Silence(400, 16000)), 100, 16000) {
 		s.clock.Advance(100 * time.Millisecond)
 		send(t, c, websocket.MessageBinary, ch)
 	}
@@ -268,9 +269,7 @@ func TestHandlerQueryOptions(t *testing.T) {
 		!o.DisablePartialTranscripts || !o.EnableExtraSessionInformation || o.ProjectID != "proj-a" {
 		t.Fatalf("options %+v", o)
 	}
-	s.rec.mu.Lock()
-	so := s.rec.streams[0].opts
-	s.rec.mu.Unlock()
+	so := s.rec.Streams()[0].Options()
 	if so.SampleRate != 16000 || len(so.WordBoost) != 2 {
 		t.Fatalf("stream options %+v", so)
 	}
@@ -353,7 +352,7 @@ func TestTokenIsSingleSessionAndProjectBound(t *testing.T) {
 func TestResumeContinuesTheSession(t *testing.T) {
 	s := newTestServer(t)
 	c, id := begin(t, s, "key-a", url.Values{"disable_partial_transcripts": {"true"}})
-	for _, ch := range chunks(cat(tone(500, 16000), silence(200, 16000)), 100, 16000) {
+	for _, ch := range streamtest.Chunks(streamtest.Cat(streamtest.Tone(500, 16000), streamtest.Silence(200, 16000)), 100, 16000) {
 		s.clock.Advance(100 * time.Millisecond)
 		send(t, c, websocket.MessageBinary, ch)
 	}
@@ -368,7 +367,7 @@ func TestResumeContinuesTheSession(t *testing.T) {
 	if m := read(t, c2); m["message_type"] != "SessionResumed" {
 		t.Fatalf("resume %v", m)
 	}
-	for _, ch := range chunks(cat(tone(500, 16000), silence(800, 16000)), 100, 16000) {
+	for _, ch := range streamtest.Chunks(streamtest.Cat(streamtest.Tone(500, 16000), streamtest.Silence(800, 16000)), 100, 16000) {
 		s.clock.Advance(100 * time.Millisecond)
 		send(t, c2, websocket.MessageBinary, ch)
 	}
@@ -390,10 +389,10 @@ func TestResumeContinuesTheSession(t *testing.T) {
 }
 
 func TestNewHandlerValidates(t *testing.T) {
-	if _, err := NewHandler(Config{Recognizer: &fakeRecognizer{}}); err == nil || !strings.Contains(err.Error(), "Authenticate") {
+	if _, err := NewHandler(Config{Recognizer: &streamtest.FakeRecognizer{}}); err == nil || !strings.Contains(err.Error(), "Authenticate") {
 		t.Fatalf("err %v", err)
 	}
-	if _, err := NewHandler(Config{Recognizer: &fakeRecognizer{}, Authenticate: authKeys, MaxTokenExpiresIn: time.Second}); err == nil {
+	if _, err := NewHandler(Config{Recognizer: &streamtest.FakeRecognizer{}, Authenticate: authKeys, MaxTokenExpiresIn: time.Second}); err == nil {
 		t.Fatal("MaxTokenExpiresIn below 60 s accepted")
 	}
 }
@@ -481,7 +480,7 @@ func TestUnansweredPingDetaches(t *testing.T) {
 	// A client that sends audio without reading is alive too.
 	cw, idw := begin(t, s, "key-a", url.Values{"disable_partial_transcripts": {"true"}})
 	for i := 0; i < 10; i++ {
-		send(t, cw, websocket.MessageBinary, silence(100, 16000))
+		send(t, cw, websocket.MessageBinary, streamtest.Silence(100, 16000))
 		time.Sleep(100 * time.Millisecond)
 	}
 	s.h.mu.Lock()

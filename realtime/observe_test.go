@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 )
 
 // observed records OnSession and OnTranscript events.
@@ -37,7 +39,7 @@ func TestOnTranscriptLatency(t *testing.T) {
 	h := newHarness(t, SessionOptions{ProjectID: "p"}, o.tweak)
 	// "one" ends at 300 ms (chunk 3), "two" at 800 ms (chunk 8), then a
 	// pause ends the utterance.
-	if err := h.stream(cat(tone(300, 16000), silence(200, 16000), tone(300, 16000), silence(1200, 16000)), 16000); err != nil {
+	if err := h.stream(streamtest.Cat(streamtest.Tone(300, 16000), streamtest.Silence(200, 16000), streamtest.Tone(300, 16000), streamtest.Silence(1200, 16000)), 16000); err != nil {
 		t.Fatal(err)
 	}
 	if f := h.finals(); len(f) != 1 || f[0].Text != "One two." {
@@ -58,7 +60,7 @@ func TestOnTranscriptLatency(t *testing.T) {
 	// The next utterance's new word is reported; the final the client
 	// forces is not.
 	o.transcripts = nil
-	if err := h.stream(cat(tone(300, 16000), silence(200, 16000)), 16000); err != nil {
+	if err := h.stream(streamtest.Cat(streamtest.Tone(300, 16000), streamtest.Silence(200, 16000)), 16000); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.text(`{"force_end_utterance": true}`); err != nil {
@@ -81,7 +83,7 @@ func TestOnTranscriptLatency(t *testing.T) {
 func TestOnTranscriptTickFinal(t *testing.T) {
 	var o observed
 	h := newHarness(t, SessionOptions{}, o.tweak)
-	if err := h.stream(cat(tone(300, 16000), silence(100, 16000)), 16000); err != nil {
+	if err := h.stream(streamtest.Cat(streamtest.Tone(300, 16000), streamtest.Silence(100, 16000)), 16000); err != nil {
 		t.Fatal(err)
 	}
 	// The last audio arrived; 1.2 s later (threshold + 500 ms) Tick ends
@@ -116,7 +118,7 @@ func TestOnSession(t *testing.T) {
 			if len(o.sessions) != 1 || o.sessions[0] != (SessionEvent{Kind: SessionBegan, Session: h.s.ID(), Project: "proj"}) {
 				t.Fatalf("after NewSession: %+v", o.sessions)
 			}
-			h.stream(tone(500, 16000), 16000)
+			h.stream(streamtest.Tone(500, 16000), 16000)
 			c.end(h)
 			h.s.Abort(StateTerminated) // already ended: no second event
 			h.s.Tick()

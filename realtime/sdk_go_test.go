@@ -10,6 +10,7 @@ import (
 	"time"
 
 	aai "github.com/AssemblyAI/assemblyai-go-sdk"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 )
 
 // sdkServer serves the token and WebSocket endpoints with a real clock.
@@ -70,7 +71,7 @@ func (e *sdkEvents) transcriber(partials, info bool) *aai.RealTimeTranscriber {
 // streamRealTime sends pcm in 100 ms chunks at real-time speed.
 func streamRealTime(ctx context.Context, send func(context.Context, []byte) error, pcm []byte) error {
 	start := time.Now()
-	for i, ch := range chunks(pcm, 100, 16000) {
+	for i, ch := range streamtest.Chunks(pcm, 100, 16000) {
 		if err := send(ctx, ch); err != nil {
 			return err
 		}
@@ -148,7 +149,7 @@ func TestGoSDKRealtime(t *testing.T) {
 			got := strings.Join(all, " ")
 			t.Logf("finals: %q; %d partials", got, len(ev.partials))
 			if real {
-				if ov := wordOverlap(text, got); ov < 0.7 {
+				if ov := streamtest.WordOverlap(text, got); ov < 0.7 {
 					t.Errorf("recognized %q; %.0f%% of %q", got, ov*100, text)
 				}
 			}

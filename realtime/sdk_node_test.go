@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/internal/nodetest"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 )
 
 type jsResult struct {
@@ -101,7 +102,7 @@ func TestJSSDKRealtime(t *testing.T) {
 			}
 			got := strings.Join(texts, " ")
 			t.Logf("finals %q, %d partials, close() took %d ms", got, len(r.Partials), r.CloseMs)
-			if real && wordOverlap(text, got) < 0.7 {
+			if real && streamtest.WordOverlap(text, got) < 0.7 {
 				t.Errorf("recognized %q for %q", got, text)
 			}
 			if len(r.Info) != 1 || r.Info[0] < 2 {

@@ -10,20 +10,21 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/adapters/isolate"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
 type harness struct {
 	t     *testing.T
-	rec   *fakeRecognizer
-	clock *fakeClock
+	rec   *streamtest.FakeRecognizer
+	clock *streamtest.Clock
 	s     *Session
 	msgs  []Message
 }
 
 func newHarness(t *testing.T, opts SessionOptions, tweak ...func(*Config)) *harness {
 	t.Helper()
-	h := &harness{t: t, rec: &fakeRecognizer{}, clock: newFakeClock()}
+	h := &harness{t: t, rec: &streamtest.FakeRecognizer{}, clock: newFakeClock()}
 	cfg := Config{Recognizer: h.rec, Now: h.clock.Now}
 	for _, f := range tweak {
 		f(&cfg)
@@ -40,7 +41,7 @@ func newHarness(t *testing.T, opts SessionOptions, tweak ...func(*Config)) *harn
 // and collects the messages. It stops at the first error.
 func (h *harness) stream(pcm []byte, rate int) error {
 	h.t.Helper()
-	for _, c := range chunks(pcm, 100, rate) {
+	for _, c := range streamtest.Chunks(pcm, 100, rate) {
 		h.clock.Advance(100 * time.Millisecond)
 		msgs, err := h.s.Audio(c)
 		h.msgs = append(h.msgs, msgs...)
@@ -88,7 +89,7 @@ func TestSessionEndpointingMakesFinal(t *testing.T) {
 	}
 	// "one" (0-500 ms), 200 ms pause (shorter than 700), "two", then 800 ms
 	// of silence ends the utterance.
-	pcm := cat(tone(500, 16000), silence(200, 16000), tone(500, 16000), silence(800, 16000))
+	pcm := streamtest.Cat(streamtest.Tone(500, 16000), streamtest.Silence(200, 16000), streamtest.Tone(500, 16000), streamtest.Silence(800, 16000))
 	if err := h.stream(pcm, 16000); err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestSessionEndpointingMakesFinal(t *testing.T) {
 
 func TestSessionShortPauseDoesNotEndUtterance(t *testing.T) {
 	h := newHarness(t, SessionOptions{})
-	pcm := cat(tone(300, 16000), silence(600, 16000), tone(300, 16000), silence(300, 16000))
+	pcm := streamtest.Cat(streamtest.Tone(300, 16000), streamtest.Silence(600, 16000), streamtest.Tone(300, 16000), streamtest.Silence(300, 16000))
 	if err := h.stream(pcm, 16000); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestSessionSilenceThresholdMessage(t *testing.T) {
 			if got := h.s.SilenceThreshold(); got != time.Duration(tc.threshold)*time.Millisecond {
 				t.Fatalf("threshold %v", got)
 			}
-			pcm := cat(tone(300, 16000), silence(tc.pause, 16000), tone(300, 16000), silence(tc.pause, 16000))
+			pcm := streamtest.Cat(streamtest.Tone(300, 16000), streamtest.Silence(tc.pause, 16000), streamtest.Tone(300, 16000), streamtest.Silence(tc.pause, 16000))
 			if err := h.stream(pcm, 16000); err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +168,7 @@ func TestSessionSilenceThresholdMessage(t *testing.T) {
 
 func TestSessionDisablePartials(t *testing.T) {
 	h := newHarness(t, SessionOptions{DisablePartialTranscripts: true})
-	if err := h.stream(cat(tone(500, 16000), silence(800, 16000)), 16000); err != nil {
+	if err := h.stream(streamtest.Cat(streamtest.Tone(500, 16000), streamtest.Silence(800, 16000)), 16000); err != nil {
 		t.Fatal(err)
 	}
 	if p := h.partials(); len(p) != 0 {
@@ -180,7 +181,7 @@ func TestSessionDisablePartials(t *testing.T) {
 
 func TestSessionTerminateFlushesThenInformsThenTerminates(t *testing.T) {
 	h := newHarness(t, SessionOptions{})
-	if err := h.stream(cat(tone(400, 16000), silence(100, 16000)), 16000); err != nil {
+	if err := h.stream(streamtest.Cat(streamtest.Tone(400, 16000), streamtest.Silence(100, 16000)), 16000); err != nil {
 		t.Fatal(err)
 	}
 	h.msgs = nil
@@ -199,10 +200,10 @@ func TestSessionTerminateFlushesThenInformsThenTerminates(t *testing.T) {
 	if _, ok := h.msgs[2].(SessionTerminated); !ok {
 		t.Fatalf("third %+v", h.msgs[2])
 	}
-	if h.s.State() != StateTerminated || h.rec.openStreams() != 0 {
-		t.Fatalf("state %s, open streams %d", h.s.State(), h.rec.openStreams())
+	if h.s.State() != StateTerminated || h.rec.OpenStreams() != 0 {
+		t.Fatalf("state %s, open streams %d", h.s.State(), h.rec.OpenStreams())
 	}
-	if _, err := h.s.Audio(tone(100, 16000)); !errors.Is(err, ErrSessionEnded) {
+	if _, err := h.s.Audio(streamtest.Tone(100, 16000)); !errors.Is(err, ErrSessionEnded) {
 		t.Fatalf("audio after terminate: %v", err)
 	}
 }
@@ -220,7 +221,7 @@ func TestSessionTerminateWithoutAudio(t *testing.T) {
 
 func TestSessionBase64AudioAndMulaw(t *testing.T) {
 	h := newHarness(t, SessionOptions{Encoding: EncodingPCMMulaw, SampleRate: 8000})
-	pcm := cat(tone(500, 8000), silence(800, 8000))
+	pcm := streamtest.Cat(streamtest.Tone(500, 8000), streamtest.Silence(800, 8000))
 	var samples []int16
 	for i := 0; i+1 < len(pcm); i += 2 {
 		samples = append(samples, int16(uint16(pcm[i])|uint16(pcm[i+1])<<8))
@@ -243,7 +244,7 @@ func TestSessionBase64AudioAndMulaw(t *testing.T) {
 
 func TestSessionOddByteBinaryFrames(t *testing.T) {
 	h := newHarness(t, SessionOptions{})
-	pcm := cat(tone(500, 16000), silence(800, 16000))
+	pcm := streamtest.Cat(streamtest.Tone(500, 16000), streamtest.Silence(800, 16000))
 	// 3201-byte pieces split samples across frames.
 	for off := 0; off < len(pcm); off += 3201 {
 		h.clock.Advance(100 * time.Millisecond)
@@ -261,20 +262,20 @@ func TestSessionOddByteBinaryFrames(t *testing.T) {
 func TestSessionAudioLengthLimits(t *testing.T) {
 	t.Run("too long", func(t *testing.T) {
 		h := newHarness(t, SessionOptions{})
-		_, err := h.s.Audio(tone(2001, 16000))
-		if !errors.Is(err, ErrAudioTooLong) || h.s.State() != StateTerminated || h.rec.openStreams() != 0 {
+		_, err := h.s.Audio(streamtest.Tone(2001, 16000))
+		if !errors.Is(err, ErrAudioTooLong) || h.s.State() != StateTerminated || h.rec.OpenStreams() != 0 {
 			t.Fatalf("err %v state %s", err, h.s.State())
 		}
 	})
 	t.Run("2000 ms is fine", func(t *testing.T) {
 		h := newHarness(t, SessionOptions{})
-		if _, err := h.s.Audio(tone(2000, 16000)); err != nil {
+		if _, err := h.s.Audio(streamtest.Tone(2000, 16000)); err != nil {
 			t.Fatal(err)
 		}
 	})
 	t.Run("short tail then terminate is fine", func(t *testing.T) {
 		h := newHarness(t, SessionOptions{})
-		if err := h.stream(cat(tone(500, 16000), tone(50, 16000)), 16000); err != nil {
+		if err := h.stream(streamtest.Cat(streamtest.Tone(500, 16000), streamtest.Tone(50, 16000)), 16000); err != nil {
 			t.Fatal(err)
 		}
 		if err := h.text(`{"terminate_session":true}`); err != nil {
@@ -283,30 +284,30 @@ func TestSessionAudioLengthLimits(t *testing.T) {
 	})
 	t.Run("short then more audio", func(t *testing.T) {
 		h := newHarness(t, SessionOptions{})
-		if _, err := h.s.Audio(tone(50, 16000)); err != nil {
+		if _, err := h.s.Audio(streamtest.Tone(50, 16000)); err != nil {
 			t.Fatal(err)
 		}
-		_, err := h.s.Audio(tone(100, 16000))
+		_, err := h.s.Audio(streamtest.Tone(100, 16000))
 		if !errors.Is(err, ErrAudioTooShort) || h.s.State() != StateTerminated {
 			t.Fatalf("err %v", err)
 		}
 	})
 	t.Run("short then force end then audio", func(t *testing.T) {
 		h := newHarness(t, SessionOptions{})
-		if _, err := h.s.Audio(tone(50, 16000)); err != nil {
+		if _, err := h.s.Audio(streamtest.Tone(50, 16000)); err != nil {
 			t.Fatal(err)
 		}
 		if err := h.text(`{"force_end_utterance":true}`); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := h.s.Audio(tone(100, 16000)); err != nil {
+		if _, err := h.s.Audio(streamtest.Tone(100, 16000)); err != nil {
 			t.Fatal(err)
 		}
 	})
 	t.Run("minimum disabled", func(t *testing.T) {
 		h := newHarness(t, SessionOptions{}, func(c *Config) { c.MinAudioPerMessage = -1 })
 		for i := 0; i < 5; i++ {
-			if _, err := h.s.Audio(tone(20, 16000)); err != nil {
+			if _, err := h.s.Audio(streamtest.Tone(20, 16000)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -320,7 +321,7 @@ func TestSessionTickIdleExpiryAndStalledAudio(t *testing.T) {
 		if _, err := h.s.Tick(); err != nil {
 			t.Fatal(err)
 		}
-		if err := h.stream(tone(100, 16000), 16000); err != nil {
+		if err := h.stream(streamtest.Tone(100, 16000), 16000); err != nil {
 			t.Fatal(err)
 		}
 		h.clock.Advance(59 * time.Second)
@@ -334,7 +335,7 @@ func TestSessionTickIdleExpiryAndStalledAudio(t *testing.T) {
 	})
 	t.Run("expiry flushes the open utterance", func(t *testing.T) {
 		h := newHarness(t, SessionOptions{}, func(c *Config) { c.SessionDuration = 10 * time.Second; c.IdleTimeout = time.Hour })
-		if err := h.stream(tone(500, 16000), 16000); err != nil {
+		if err := h.stream(streamtest.Tone(500, 16000), 16000); err != nil {
 			t.Fatal(err)
 		}
 		h.clock.Advance(10 * time.Second)
@@ -348,7 +349,7 @@ func TestSessionTickIdleExpiryAndStalledAudio(t *testing.T) {
 	})
 	t.Run("audio stops arriving mid-utterance", func(t *testing.T) {
 		h := newHarness(t, SessionOptions{})
-		if err := h.stream(cat(tone(500, 16000), silence(100, 16000)), 16000); err != nil {
+		if err := h.stream(streamtest.Cat(streamtest.Tone(500, 16000), streamtest.Silence(100, 16000)), 16000); err != nil {
 			t.Fatal(err)
 		}
 		h.clock.Advance(1100 * time.Millisecond)
@@ -365,7 +366,7 @@ func TestSessionTickIdleExpiryAndStalledAudio(t *testing.T) {
 
 func TestSessionRateLimit(t *testing.T) {
 	h := newHarness(t, SessionOptions{}, func(c *Config) { c.RateLimitLead = 10 * time.Second })
-	chunk := silence(2000, 16000)
+	chunk := streamtest.Silence(2000, 16000)
 	// Real time plus a 9 s burst is fine.
 	for i := 0; i < 4; i++ {
 		if _, err := h.s.Audio(chunk); err != nil {
@@ -410,7 +411,7 @@ func TestSessionBadTextFrames(t *testing.T) {
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: err %v, want %v", tc.msg, err, tc.want)
 		}
-		if h.s.State() != StateTerminated || h.rec.openStreams() != 0 {
+		if h.s.State() != StateTerminated || h.rec.OpenStreams() != 0 {
 			t.Errorf("%s: state %s", tc.msg, h.s.State())
 		}
 	}
@@ -422,8 +423,8 @@ func TestSessionBadTextFrames(t *testing.T) {
 func TestSessionRecognizerFailure(t *testing.T) {
 	var logs *logBuf
 	h := newHarness(t, SessionOptions{}, func(c *Config) { logs = captureLog(c) })
-	h.rec.writeErr = errors.New("decoder exploded")
-	_, err := h.s.Audio(tone(100, 16000))
+	h.rec.SetWriteErr(errors.New("decoder exploded"))
+	_, err := h.s.Audio(streamtest.Tone(100, 16000))
 	var ce *CloseError
 	if !errors.As(err, &ce) || ce.Code != CloseInternalServerError || ce.Message() == "" ||
 		strings.Contains(ce.Message(), "decoder exploded") || strings.Contains(ce.Reason, "decoder exploded") {
@@ -432,13 +433,13 @@ func TestSessionRecognizerFailure(t *testing.T) {
 	if l := logs.String(); !strings.Contains(l, "decoder exploded") || !strings.Contains(l, h.s.ID()) || !strings.Contains(l, "level=ERROR") {
 		t.Fatalf("log:\n%s", l)
 	}
-	if h.s.State() != StateTerminated || h.rec.openStreams() != 0 {
+	if h.s.State() != StateTerminated || h.rec.OpenStreams() != 0 {
 		t.Fatalf("state %s", h.s.State())
 	}
 }
 
 func TestNewSessionValidates(t *testing.T) {
-	rec := &fakeRecognizer{}
+	rec := &streamtest.FakeRecognizer{}
 	for _, tc := range []struct {
 		cfg  Config
 		opts SessionOptions
@@ -454,7 +455,7 @@ func TestNewSessionValidates(t *testing.T) {
 			t.Errorf("%+v: err %v, want it to name %s", tc, err, tc.want)
 		}
 	}
-	rec.newErr = errors.New("no decoders")
+	rec.SetNewErr(errors.New("no decoders"))
 	if _, err := NewSession(context.Background(), Config{Recognizer: rec}, SessionOptions{}); err == nil || !strings.Contains(err.Error(), "no decoders") {
 		t.Fatalf("err %v", err)
 	}
@@ -498,9 +499,9 @@ func toWords(texts []string) []transcribe.Word {
 // recognizer's hypothesis stops changing for the threshold plus slack.
 func TestSessionQuietSpeechEndsOnStableHypothesis(t *testing.T) {
 	h := newHarness(t, SessionOptions{})
-	h.rec.loudRMS = 100
-	quiet := func(ms int) []byte { return toneAt(ms, 16000, 350) } // RMS 247 < SpeechRMS 300
-	if err := h.stream(cat(quiet(400), silence(200, 16000), quiet(400), silence(900, 16000)), 16000); err != nil {
+	h.rec.SetLoudRMS(100)
+	quiet := func(ms int) []byte { return streamtest.ToneAt(ms, 16000, 350) } // RMS 247 < SpeechRMS 300
+	if err := h.stream(streamtest.Cat(quiet(400), streamtest.Silence(200, 16000), quiet(400), streamtest.Silence(900, 16000)), 16000); err != nil {
 		t.Fatal(err)
 	}
 	if f := h.finals(); len(f) != 0 {
@@ -509,7 +510,7 @@ func TestSessionQuietSpeechEndsOnStableHypothesis(t *testing.T) {
 	if p := h.partials(); len(p) == 0 || p[len(p)-1].Text != "one two" {
 		t.Fatalf("partials %+v", p)
 	}
-	if err := h.stream(silence(200, 16000), 16000); err != nil {
+	if err := h.stream(streamtest.Silence(200, 16000), 16000); err != nil {
 		t.Fatal(err)
 	}
 	if f := h.finals(); len(f) != 1 || f[0].Text != "One two." {
@@ -523,9 +524,9 @@ func TestSessionClicksInPause(t *testing.T) {
 	h := newHarness(t, SessionOptions{})
 	var pause []byte
 	for i := 0; i < 7; i++ {
-		pause = cat(pause, tone(10, 16000), silence(140, 16000))
+		pause = streamtest.Cat(pause, streamtest.Tone(10, 16000), streamtest.Silence(140, 16000))
 	}
-	if err := h.stream(cat(tone(500, 16000), pause), 16000); err != nil {
+	if err := h.stream(streamtest.Cat(streamtest.Tone(500, 16000), pause), 16000); err != nil {
 		t.Fatal(err)
 	}
 	if f := h.finals(); len(f) != 1 || f[0].Text != "One." {
@@ -538,8 +539,8 @@ func TestSessionClicksInPause(t *testing.T) {
 // stable for the threshold plus 1.3 s.
 func TestSessionSteadyNoiseEndsOnStableHypothesis(t *testing.T) {
 	h := newHarness(t, SessionOptions{})
-	hum := toneAt(3000, 16000, 600) // RMS 424: speech to the VAD, not to the fake recognizer
-	if err := h.stream(cat(tone(500, 16000), silence(100, 16000), hum[:2*16000*1]), 16000); err != nil {
+	hum := streamtest.ToneAt(3000, 16000, 600) // RMS 424: speech to the VAD, not to the fake recognizer
+	if err := h.stream(streamtest.Cat(streamtest.Tone(500, 16000), streamtest.Silence(100, 16000), hum[:2*16000*1]), 16000); err != nil {
 		t.Fatal(err)
 	}
 	if f := h.finals(); len(f) != 0 {
@@ -569,8 +570,8 @@ func TestSessionEngineCrash(t *testing.T) {
 			"the speech engine crashed while processing this audio"},
 	} {
 		h := newHarness(t, SessionOptions{})
-		h.rec.writeErr = tc.err
-		_, err := h.s.Audio(tone(100, 16000))
+		h.rec.SetWriteErr(tc.err)
+		_, err := h.s.Audio(streamtest.Tone(100, 16000))
 		var ce *CloseError
 		if !errors.As(err, &ce) || ce.Code != CloseInternalServerError || ce.Reason != tc.want {
 			t.Fatalf("%v: err %v, want reason %q", tc.err, err, tc.want)

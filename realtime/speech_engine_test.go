@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/earshot-dev/earshot/internal/testaudio"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 )
 
 // runSpeech feeds pcm (at rate, already encoded) to a new session in 100
@@ -46,13 +47,13 @@ func TestSessionRealSpeech44k(t *testing.T) {
 	first, second := "the quick brown fox jumps over the lazy dog", "we need more money"
 	wa := testaudio.Sox(t, "wav", testaudio.Speech(t, "slt", first), "-r", "44100")
 	wb := testaudio.Sox(t, "wav", testaudio.Speech(t, "slt", second), "-r", "44100")
-	pcm := cat(silence(200, 44100), wavPCM(t, wa), silence(1000, 44100), wavPCM(t, wb), silence(800, 44100))
+	pcm := streamtest.Cat(streamtest.Silence(200, 44100), streamtest.WAVPCM(t, wa), streamtest.Silence(1000, 44100), streamtest.WAVPCM(t, wb), streamtest.Silence(800, 44100))
 	finals, partials := runSpeech(t, pcm, 44100, EncodingPCMS16LE)
 	if len(finals) != 2 {
 		t.Fatalf("%d finals: %+v", len(finals), finals)
 	}
 	for i, want := range []string{first, second} {
-		if ov := wordOverlap(want, finals[i].Text); ov < 0.7 {
+		if ov := streamtest.WordOverlap(want, finals[i].Text); ov < 0.7 {
 			t.Errorf("final %d %q: %.0f%% of %q", i, finals[i].Text, ov*100, want)
 		}
 		if !strings.HasSuffix(finals[i].Text, ".") {
@@ -76,8 +77,8 @@ func TestSessionRealSpeech44k(t *testing.T) {
 // not the words.
 func TestSessionRealSpeechMulaw8k(t *testing.T) {
 	w := testaudio.Sox(t, "wav", testaudio.Speech(t, "slt", "we need more money"), "-r", "8000")
-	speech := wavPCM(t, w)
-	pcm := cat(silence(200, 8000), speech, silence(800, 8000))
+	speech := streamtest.WAVPCM(t, w)
+	pcm := streamtest.Cat(streamtest.Silence(200, 8000), speech, streamtest.Silence(800, 8000))
 	finals, _ := runSpeech(t, MulawEncode(int16s(pcm)), 8000, EncodingPCMMulaw)
 	if len(finals) != 1 || len(finals[0].Words) < 2 {
 		t.Fatalf("finals %+v", finals)
@@ -105,7 +106,7 @@ func int16s(b []byte) []int16 {
 func TestSessionRealRecordings(t *testing.T) {
 	testaudio.Librivox(t)
 	clip := func(id string) []byte {
-		return wavPCM(t, testaudio.LibrivoxDir+"/sense_and_sensibility_01_austen_64kb-"+id+".wav")
+		return streamtest.WAVPCM(t, testaudio.LibrivoxDir+"/sense_and_sensibility_01_austen_64kb-"+id+".wav")
 	}
 	// The pauses are the room noise before the first word (RMS about
 	// 180), looped, not digital silence.
@@ -115,13 +116,13 @@ func TestSessionRealRecordings(t *testing.T) {
 	for len(pause) < 2*16000 {
 		pause = append(pause, noise...)
 	}
-	pcm := cat(a, pause, b, pause)
+	pcm := streamtest.Cat(a, pause, b, pause)
 	finals, partials := runSpeech(t, pcm, 16000, EncodingPCMS16LE)
 	if len(finals) != 2 {
 		t.Fatalf("%d finals: %+v", len(finals), finals)
 	}
 	for i, want := range []string{"he was not an ill disposed young man", "he might even have been made amiable himself"} {
-		if ov := wordOverlap(want, finals[i].Text); ov < 0.6 {
+		if ov := streamtest.WordOverlap(want, finals[i].Text); ov < 0.6 {
 			t.Errorf("final %d %q: %.0f%% of %q", i, finals[i].Text, ov*100, want)
 		}
 	}

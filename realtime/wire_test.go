@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -31,7 +33,7 @@ func TestWireGolden(t *testing.T) {
 	}
 	write(h.s.Begins())
 	write(h.s.Resumed())
-	if err := h.stream(cat(tone(500, 16000), silence(200, 16000), tone(300, 16000), silence(800, 16000)), 16000); err != nil {
+	if err := h.stream(streamtest.Cat(streamtest.Tone(500, 16000), streamtest.Silence(200, 16000), streamtest.Tone(300, 16000), streamtest.Silence(800, 16000)), 16000); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.text(`{"terminate_session":true}`); err != nil {
@@ -81,7 +83,7 @@ func FuzzHandleText(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	rec := &fakeRecognizer{}
+	rec := &streamtest.FakeRecognizer{}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := NewSession(context.Background(), Config{Recognizer: rec, Now: func() time.Time { return time.Unix(0, 0) }}, SessionOptions{})
 		if err != nil {

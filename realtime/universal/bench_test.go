@@ -16,6 +16,7 @@ import (
 	"github.com/earshot-dev/earshot/adapters/pocketsphinx"
 	"github.com/earshot-dev/earshot/realtime"
 	"github.com/earshot-dev/earshot/realtime/engine"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 )
 
 // BenchmarkLatencyV2V3 streams the same speech (four flite sentences, each
@@ -48,7 +49,7 @@ func BenchmarkLatencyV2V3(b *testing.B) {
 		{"awb", "we also need a small plastic snake"},
 		{"kal", "she can scoop these things into three red bags"},
 	} {
-		pcm = cat(pcm, speechClip(b, s.voice, s.text, 300, 900))
+		pcm = streamtest.Cat(pcm, streamtest.SpeechClip(b, s.voice, s.text, 300, 900))
 	}
 	var mu sync.Mutex
 	events := map[string][]realtime.TranscriptEvent{}
@@ -140,7 +141,7 @@ func stream(url string, pcm []byte, terminate string) error {
 		}
 	}()
 	t0 := time.Now()
-	for i, ch := range chunks(pcm, 100, 16000) {
+	for i, ch := range streamtest.Chunks(pcm, 100, 16000) {
 		if err := c.Write(ctx, websocket.MessageBinary, ch); err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/earshot-dev/earshot/realtime"
 	"github.com/earshot-dev/earshot/realtime/engine"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -32,7 +33,7 @@ func words(m msg) []map[string]any {
 // next turn's order, Termination on Terminate and close 1000.
 func TestSessionTurns(t *testing.T) {
 	t.Parallel()
-	rec := &fakeRecognizer{}
+	rec := &streamtest.FakeRecognizer{}
 	var mu sync.Mutex
 	var lat []realtime.TranscriptEvent
 	var sess []realtime.SessionEvent
@@ -45,8 +46,8 @@ func TestSessionTurns(t *testing.T) {
 	if id, _ := begin["id"].(string); id == "" || begin["expires_at"].(float64) < float64(time.Now().Add(2*time.Hour).Unix()) {
 		t.Fatalf("Begin %v", begin)
 	}
-	audio := cat(silence(200, 16000), tone(200, 16000), silence(100, 16000), tone(200, 16000), silence(1000, 16000), tone(200, 16000), silence(300, 16000))
-	for _, ch := range chunks(audio, 100, 16000) {
+	audio := streamtest.Cat(streamtest.Silence(200, 16000), streamtest.Tone(200, 16000), streamtest.Silence(100, 16000), streamtest.Tone(200, 16000), streamtest.Silence(1000, 16000), streamtest.Tone(200, 16000), streamtest.Silence(300, 16000))
+	for _, ch := range streamtest.Chunks(audio, 100, 16000) {
 		c.send(ch)
 	}
 	c.text(`{"type":"Terminate"}`)
@@ -121,8 +122,8 @@ func TestSessionTurns(t *testing.T) {
 	if partials == 0 || finals != 1 {
 		t.Errorf("latency events %+v", lat)
 	}
-	if rec.openStreams() != 0 {
-		t.Errorf("%d streams left open", rec.openStreams())
+	if rec.OpenStreams() != 0 {
+		t.Errorf("%d streams left open", rec.OpenStreams())
 	}
 }
 
@@ -135,7 +136,7 @@ func engineConfig(rec transcribe.StreamRecognizer) engine.Config {
 // mid-session, and a keyterms change is answered with a Warning.
 func TestForceEndpointAndUpdateConfiguration(t *testing.T) {
 	t.Parallel()
-	rec := &fakeRecognizer{}
+	rec := &streamtest.FakeRecognizer{}
 	_, ts := testServer(t, Config{Engine: engineConfig(rec)})
 	c := dial(t, ts, "sample_rate=16000&speech_model=u3-rt-pro", "key-a")
 	c.until("Begin")
@@ -143,7 +144,7 @@ func TestForceEndpointAndUpdateConfiguration(t *testing.T) {
 	if w["warning_code"].(float64) != WarningSpeechModel || !strings.Contains(w["warning"].(string), "u3-rt-pro") {
 		t.Fatalf("Warning %v", w)
 	}
-	for _, ch := range chunks(cat(tone(300, 16000), silence(100, 16000)), 100, 16000) {
+	for _, ch := range streamtest.Chunks(streamtest.Cat(streamtest.Tone(300, 16000), streamtest.Silence(100, 16000)), 100, 16000) {
 		c.send(ch)
 	}
 	c.text(`{"type":"ForceEndpoint"}`)
@@ -161,7 +162,7 @@ func TestForceEndpointAndUpdateConfiguration(t *testing.T) {
 	}
 	c.text(`{"type":"KeepAlive"}`)
 	// A second of silence after a word: with 5 s endpointing the turn stays open.
-	for _, ch := range chunks(cat(tone(300, 16000), silence(1000, 16000)), 100, 16000) {
+	for _, ch := range streamtest.Chunks(streamtest.Cat(streamtest.Tone(300, 16000), streamtest.Silence(1000, 16000)), 100, 16000) {
 		c.send(ch)
 	}
 	c.text(`{"type":"Terminate"}`)
@@ -199,7 +200,7 @@ func refused(t *testing.T, c *client, code int, text string) {
 
 func TestConnectRefusals(t *testing.T) {
 	t.Parallel()
-	rec := &fakeRecognizer{}
+	rec := &streamtest.FakeRecognizer{}
 	h, ts := testServer(t, Config{Engine: engineConfig(rec), MaxSessionsPerProject: 1,
 		ProjectSessions: func(p string) int {
 			if p == "b" {
@@ -249,28 +250,28 @@ func TestConnectRefusals(t *testing.T) {
 		refused(t, dial(t, ts, "sample_rate=16000", "key-b"), 3009, "this project holds 1; the limit is 1")
 	})
 	t.Run("recognizer refuses an option", func(t *testing.T) {
-		rec := &fakeRecognizer{newErr: fmt.Errorf("x: %w", &transcribe.ParamError{Field: "word_boost", Reason: "at most 3 terms"})}
+		rec := &streamtest.FakeRecognizer{NewErr: fmt.Errorf("x: %w", &transcribe.ParamError{Field: "word_boost", Reason: "at most 3 terms"})}
 		_, ts := testServer(t, Config{Engine: engineConfig(rec)})
 		refused(t, dial(t, ts, "sample_rate=16000", "key-a"), 3006, "at most 3 terms")
 	})
 	t.Run("recognizer fails to open", func(t *testing.T) {
-		rec := &fakeRecognizer{newErr: errors.New("secret internal detail")}
+		rec := &streamtest.FakeRecognizer{NewErr: errors.New("secret internal detail")}
 		_, ts := testServer(t, Config{Engine: engineConfig(rec)})
 		c := dial(t, ts, "sample_rate=16000", "key-a")
 		refused(t, c, 3005, "could not start a recognizer stream")
 	})
 	t.Run("no recognizer free", func(t *testing.T) {
-		rec := &fakeRecognizer{block: true}
+		rec := &streamtest.FakeRecognizer{Block: true}
 		_, ts := testServer(t, Config{Engine: engineConfig(rec), StreamWait: 50 * time.Millisecond})
 		refused(t, dial(t, ts, "sample_rate=16000", "key-a"), 1013, "no recognizer free")
 	})
 	t.Run("not admitted", func(t *testing.T) {
-		_, ts := testServer(t, Config{Engine: engineConfig(&fakeRecognizer{}), Admission: refuseAll{}})
+		_, ts := testServer(t, Config{Engine: engineConfig(&streamtest.FakeRecognizer{}), Admission: refuseAll{}})
 		refused(t, dial(t, ts, "sample_rate=16000", "key-a"), 1013, "at capacity")
 	})
 	t.Run("expired token", func(t *testing.T) {
 		clk := newFakeClock()
-		h, ts := testServer(t, Config{Engine: engineConfig(&fakeRecognizer{}), Now: clk.Now})
+		h, ts := testServer(t, Config{Engine: engineConfig(&streamtest.FakeRecognizer{}), Now: clk.Now})
 		s, err := h.NewToken(context.Background(), "a", time.Minute, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -279,7 +280,7 @@ func TestConnectRefusals(t *testing.T) {
 		refused(t, dial(t, ts, "sample_rate=16000&token="+s, ""), 1008, "temporary token expired")
 	})
 	t.Run("shutting down", func(t *testing.T) {
-		h, ts := testServer(t, Config{Engine: engineConfig(&fakeRecognizer{})})
+		h, ts := testServer(t, Config{Engine: engineConfig(&streamtest.FakeRecognizer{})})
 		c := dial(t, ts, "sample_rate=16000", "key-a")
 		c.until("Begin")
 		go h.Close()
@@ -299,7 +300,7 @@ func TestSessionErrors(t *testing.T) {
 	t.Parallel()
 	open := func(t *testing.T, cfg Config, query string) *client {
 		if cfg.Engine.Recognizer == nil {
-			cfg.Engine = engineConfig(&fakeRecognizer{})
+			cfg.Engine = engineConfig(&streamtest.FakeRecognizer{})
 		}
 		_, ts := testServer(t, cfg)
 		c := dial(t, ts, "sample_rate=16000"+query, "key-a")
@@ -315,8 +316,8 @@ func TestSessionErrors(t *testing.T) {
 		{"not an object", "Invalid Message", []any{`[]`}, 3006},
 		{"unknown type", "Invalid Message Type: Pause", []any{`{"type":"Pause"}`}, 3006},
 		{"bad update", "unknown field", []any{`{"type":"UpdateConfiguration","word_boost":[]}`}, 3006},
-		{"chunk too long", "Input duration violation: 1100 ms. Expected between 50 and 1000 ms", []any{silence(1100, 16000)}, 3007},
-		{"short chunk then more", "Input duration violation: 20 ms", []any{silence(100, 16000), silence(20, 16000), silence(100, 16000)}, 3007},
+		{"chunk too long", "Input duration violation: 1100 ms. Expected between 50 and 1000 ms", []any{streamtest.Silence(1100, 16000)}, 3007},
+		{"short chunk then more", "Input duration violation: 20 ms", []any{streamtest.Silence(100, 16000), streamtest.Silence(20, 16000), streamtest.Silence(100, 16000)}, 3007},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -335,8 +336,8 @@ func TestSessionErrors(t *testing.T) {
 	t.Run("short last chunk is fine", func(t *testing.T) {
 		t.Parallel()
 		c := open(t, Config{}, "")
-		c.send(silence(100, 16000))
-		c.send(silence(20, 16000))
+		c.send(streamtest.Silence(100, 16000))
+		c.send(streamtest.Silence(20, 16000))
 		c.text(`{"type":"Terminate"}`)
 		term, _ := c.until("Termination")
 		if term["audio_duration_seconds"].(float64) != 0.12 {
@@ -347,18 +348,16 @@ func TestSessionErrors(t *testing.T) {
 		t.Parallel()
 		c := open(t, Config{RateLimitLead: 2 * time.Second}, "")
 		for range 30 {
-			c.send(silence(100, 16000))
+			c.send(streamtest.Silence(100, 16000))
 		}
 		refused(t, c, 3007, "Audio Transmission Rate Exceeded")
 	})
 	t.Run("recognizer fails", func(t *testing.T) {
 		t.Parallel()
-		rec := &fakeRecognizer{}
+		rec := &streamtest.FakeRecognizer{}
 		c := open(t, Config{Engine: engineConfig(rec)}, "")
-		rec.mu.Lock()
-		rec.writeErr = errors.New("decoder exploded: secret")
-		rec.mu.Unlock()
-		c.send(silence(100, 16000))
+		rec.SetWriteErr(errors.New("decoder exploded: secret"))
+		c.send(streamtest.Silence(100, 16000))
 		_, msgs, _ := c.closed()
 		e := msgs[len(msgs)-1]
 		if e["error_code"].(float64) != 3005 || strings.Contains(e["error"].(string), "secret") {
@@ -368,7 +367,7 @@ func TestSessionErrors(t *testing.T) {
 	t.Run("max session duration", func(t *testing.T) {
 		t.Parallel()
 		clk := newFakeClock()
-		h, ts := testServer(t, Config{Engine: engineConfig(&fakeRecognizer{}), Now: clk.Now})
+		h, ts := testServer(t, Config{Engine: engineConfig(&streamtest.FakeRecognizer{}), Now: clk.Now})
 		s, err := h.NewToken(context.Background(), "a", time.Minute, 90*time.Second)
 		if err != nil {
 			t.Fatal(err)
@@ -378,7 +377,7 @@ func TestSessionErrors(t *testing.T) {
 		if int64(b["expires_at"].(float64)) != clk.Now().Add(90*time.Second).Unix() {
 			t.Fatalf("expires_at %v", b)
 		}
-		c.send(tone(300, 16000))
+		c.send(streamtest.Tone(300, 16000))
 		clk.Advance(91 * time.Second)
 		_, msgs, _ := c.closed()
 		if e := msgs[len(msgs)-1]; e["error_code"].(float64) != 3008 {
@@ -393,7 +392,7 @@ func TestSessionErrors(t *testing.T) {
 		t.Parallel()
 		clk := newFakeClock()
 		c := open(t, Config{Now: clk.Now}, "&inactivity_timeout=5")
-		c.send(silence(100, 16000))
+		c.send(streamtest.Silence(100, 16000))
 		clk.Advance(4 * time.Second)
 		c.text(`{"type":"KeepAlive"}`)
 		time.Sleep(300 * time.Millisecond)
@@ -410,7 +409,7 @@ func TestSessionErrors(t *testing.T) {
 // TestTokenEndpoint covers GET /v3/token.
 func TestTokenEndpoint(t *testing.T) {
 	t.Parallel()
-	_, ts := testServer(t, Config{Engine: engineConfig(&fakeRecognizer{})})
+	_, ts := testServer(t, Config{Engine: engineConfig(&streamtest.FakeRecognizer{})})
 	get := func(method, query, key string) (int, map[string]string) {
 		req, _ := http.NewRequest(method, ts.URL+"/v3/token"+query, nil)
 		if key != "" {
@@ -487,19 +486,19 @@ func TestTokenSessionDuration(t *testing.T) {
 // it on pause alone; the pause after "new school" does.
 func TestTurnEndsAtSentenceEnd(t *testing.T) {
 	t.Parallel()
-	rec := &fakeRecognizer{names: strings.Fields("we need more money for the new school")}
+	rec := &streamtest.FakeRecognizer{Names: strings.Fields("we need more money for the new school")}
 	_, ts := testServer(t, Config{Engine: engineConfig(rec)})
 	c := dial(t, ts, "sample_rate=16000&min_turn_silence=300&max_turn_silence=1200&end_of_turn_confidence_threshold=0.5", "key-a")
 	c.until("Begin")
 	var audio []byte
 	for i := range 8 {
-		audio = cat(audio, tone(200, 16000), silence(100, 16000))
+		audio = streamtest.Cat(audio, streamtest.Tone(200, 16000), streamtest.Silence(100, 16000))
 		if i == 5 {
-			audio = cat(audio, silence(600, 16000)) // after "the"
+			audio = streamtest.Cat(audio, streamtest.Silence(600, 16000)) // after "the"
 		}
 	}
-	audio = cat(audio, silence(700, 16000))
-	for _, ch := range chunks(audio, 100, 16000) {
+	audio = streamtest.Cat(audio, streamtest.Silence(700, 16000))
+	for _, ch := range streamtest.Chunks(audio, 100, 16000) {
 		c.send(ch)
 	}
 	c.text(`{"type":"Terminate"}`)
@@ -519,12 +518,12 @@ func TestTurnEndsAtSentenceEnd(t *testing.T) {
 // Turn (partial, ended, formatted), and UpdateConfiguration turns it off.
 func TestFilterProfanity(t *testing.T) {
 	t.Parallel()
-	rec := &fakeRecognizer{names: strings.Fields("oh crap")}
+	rec := &streamtest.FakeRecognizer{Names: strings.Fields("oh crap")}
 	_, ts := testServer(t, Config{Engine: engineConfig(rec)})
 	c := dial(t, ts, "sample_rate=16000&filter_profanity=true&format_turns=true", "key-a")
 	c.until("Begin")
 	speak := func() []msg {
-		for _, ch := range chunks(cat(tone(200, 16000), silence(100, 16000), tone(200, 16000), silence(100, 16000)), 100, 16000) {
+		for _, ch := range streamtest.Chunks(streamtest.Cat(streamtest.Tone(200, 16000), streamtest.Silence(100, 16000), streamtest.Tone(200, 16000), streamtest.Silence(100, 16000)), 100, 16000) {
 			c.send(ch)
 		}
 		c.text(`{"type":"ForceEndpoint"}`)

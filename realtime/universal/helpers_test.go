@@ -2,214 +2,24 @@ package universal
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 )
 
-// fakeRecognizer is a StreamRecognizer for tests: every burst of energy
-// (at least 50 ms above RMS 1000, ended by 30 ms below) is a word named by
-// its position in the stream: "one", "two", ...
-type fakeRecognizer struct {
-	mu       sync.Mutex
-	open     int
-	newErr   error
-	writeErr error
-	block    bool     // NewStream waits for ctx, like a pool with no free decoder
-	names    []string // the words' names in order; default one, two, ...
-}
+// The fake recognizer, clock and PCM builders of these tests are
+// realtime/realtimetest/streamtest's, shared with the v2 realtime package.
 
-var numberWords = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
-
-func (f *fakeRecognizer) Recognize(context.Context, []int16, transcribe.RecognizeOptions) (*transcribe.Recognition, error) {
-	return nil, errors.New("fake: batch recognition not supported")
-}
-
-func (f *fakeRecognizer) Features() transcribe.RecognizerFeatures {
-	return transcribe.RecognizerFeatures{SampleRate: 16000, WordTimestamps: true, Streaming: true, Languages: []string{"en"}}
-}
-
-func (f *fakeRecognizer) Close() error { return nil }
-
-func (f *fakeRecognizer) NewStream(ctx context.Context, opts transcribe.StreamOptions) (transcribe.Stream, error) {
-	f.mu.Lock()
-	block, err := f.block, f.newErr
-	f.mu.Unlock()
-	if block {
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}
-	if err != nil {
-		return nil, err
-	}
-	f.mu.Lock()
-	f.open++
-	f.mu.Unlock()
-	return &fakeStream{rec: f, rate: opts.SampleRate}, nil
-}
-
-func (f *fakeRecognizer) openStreams() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.open
-}
-
-type fakeStream struct {
-	rec         *fakeRecognizer
-	rate        int
-	mu          sync.Mutex
-	pos         int64
-	buf         []int16
-	count       int
-	words       []transcribe.Word
-	loud, quiet int
-	start       int64
-	closed      bool
-}
-
-func (s *fakeStream) Write(x []int16) error {
-	s.rec.mu.Lock()
-	werr := s.rec.writeErr
-	s.rec.mu.Unlock()
-	if werr != nil {
-		return werr
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	frame := s.rate / 100
-	s.buf = append(s.buf, x...)
-	for len(s.buf) >= frame {
-		var e float64
-		for _, v := range s.buf[:frame] {
-			e += float64(v) * float64(v)
-		}
-		s.buf = s.buf[frame:]
-		ms := s.pos * 1000 / int64(s.rate)
-		s.pos += int64(frame)
-		if math.Sqrt(e/float64(frame)) > 1000 {
-			if s.loud == 0 {
-				s.start = ms
-			}
-			s.loud++
-			s.quiet = 0
-			continue
-		}
-		s.quiet++
-		if s.loud >= 5 && s.quiet == 3 {
-			s.emit(ms - 20)
-		}
-		if s.quiet >= 3 {
-			s.loud = 0
-		}
-	}
-	return nil
-}
-
-func (s *fakeStream) emit(end int64) {
-	s.count++
-	name := "many"
-	if s.count < len(numberWords) {
-		name = numberWords[s.count]
-	}
-	if n := s.rec.names; len(n) > 0 {
-		name = n[(s.count-1)%len(n)]
-	}
-	s.words = append(s.words, transcribe.Word{Text: name, Start: s.start, End: end, Confidence: 0.9})
-	s.loud = 0
-}
-
-func (s *fakeStream) Partial() (transcribe.Hypothesis, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return transcribe.Hypothesis{Words: append([]transcribe.Word(nil), s.words...)}, nil
-}
-
-func (s *fakeStream) EndUtterance() (transcribe.Hypothesis, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.loud >= 5 {
-		s.emit(s.pos * 1000 / int64(s.rate))
-	}
-	s.loud, s.quiet = 0, 0
-	h := transcribe.Hypothesis{Words: s.words}
-	s.words = nil
-	return h, nil
-}
-
-func (s *fakeStream) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return errors.New("fake: double close")
-	}
-	s.closed = true
-	s.rec.mu.Lock()
-	s.rec.open--
-	s.rec.mu.Unlock()
-	return nil
-}
-
-// fakeClock is an injectable clock.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{t: time.Date(2026, 11, 4, 14, 14, 36, 0, time.UTC)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-// toneAt returns ms of a 440 Hz tone at rate as little-endian PCM.
-func tone(ms, rate int) []byte {
-	n := ms * rate / 1000
-	b := make([]byte, 2*n)
-	for i := range n {
-		v := int16(8000 * math.Sin(2*math.Pi*440*float64(i)/float64(rate)))
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
-	}
-	return b
-}
-
-func silence(ms, rate int) []byte { return make([]byte, 2*(ms*rate/1000)) }
-
-func chunks(b []byte, ms, rate int) [][]byte {
-	size := 2 * ms * rate / 1000
-	var out [][]byte
-	for len(b) > 0 {
-		n := min(size, len(b))
-		out = append(out, b[:n])
-		b = b[n:]
-	}
-	return out
-}
-
-func cat(parts ...[]byte) []byte {
-	var out []byte
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
+func newFakeClock() *streamtest.Clock {
+	return streamtest.NewClock(time.Date(2026, 11, 4, 14, 14, 36, 0, time.UTC))
 }
 
 // authKeys accepts "key-a" (project a) and "key-b" (project b).

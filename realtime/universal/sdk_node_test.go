@@ -17,6 +17,7 @@ import (
 
 	"github.com/earshot-dev/earshot/internal/nodetest"
 	"github.com/earshot-dev/earshot/realtime/engine"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 )
 
 type jsTurn struct {
@@ -56,10 +57,10 @@ func TestJSSDKStreaming(t *testing.T) {
 	const text1, text2 = "we need more money for the new school", "the quick brown fox jumps over the lazy dog"
 	tmp := t.TempDir()
 	pcm1, pcm2 := filepath.Join(tmp, "1.pcm"), filepath.Join(tmp, "2.pcm")
-	if err := os.WriteFile(pcm1, speechClip(t, "slt", text1, 300, 1800), 0o644); err != nil {
+	if err := os.WriteFile(pcm1, streamtest.SpeechClip(t, "slt", text1, 300, 1800), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(pcm2, speechClip(t, "rms", text2, 300, 200), 0o644); err != nil {
+	if err := os.WriteFile(pcm2, streamtest.SpeechClip(t, "rms", text2, 300, 200), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h, err := NewHandler(Config{Engine: engine.Config{Recognizer: speechRecognizer(t)}, Authenticate: authKeys, Logger: slog.New(slog.DiscardHandler)})
@@ -147,7 +148,7 @@ func TestJSSDKStreaming(t *testing.T) {
 				formatted[0].Transcript[0] < 'A' || formatted[0].Transcript[0] > 'Z' {
 				t.Errorf("formatted turns %+v", formatted)
 			}
-			if wordOverlap(text1, ended[0].Transcript) < 0.6 || wordOverlap(text2, ended[1].Transcript) < 0.6 {
+			if streamtest.WordOverlap(text1, ended[0].Transcript) < 0.6 || streamtest.WordOverlap(text2, ended[1].Transcript) < 0.6 {
 				t.Errorf("recognized %q and %q", ended[0].Transcript, ended[1].Transcript)
 			}
 			if n := len(r.Types); n == 0 || r.Types[n-1] != "Termination" {

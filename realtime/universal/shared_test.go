@@ -10,6 +10,7 @@ import (
 
 	"github.com/earshot-dev/earshot/internal/httpguard"
 	"github.com/earshot-dev/earshot/realtime"
+	"github.com/earshot-dev/earshot/realtime/realtimetest/streamtest"
 )
 
 // TestGuard: wrong keys and tokens on /v3/token and /v3/ws spend one
@@ -24,7 +25,7 @@ func TestGuard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ts := testServer(t, Config{Engine: engineConfig(&fakeRecognizer{}), Guard: g})
+	_, ts := testServer(t, Config{Engine: engineConfig(&streamtest.FakeRecognizer{}), Guard: g})
 	tokenStatus := func(key string) (int, string) {
 		req, _ := http.NewRequest("GET", ts.URL+"/v3/token?expires_in_seconds=60", nil)
 		req.Header.Set("Authorization", key)
@@ -60,7 +61,7 @@ func TestGuard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ts2 := testServer(t, Config{Engine: engineConfig(&fakeRecognizer{}), Guard: g2})
+	_, ts2 := testServer(t, Config{Engine: engineConfig(&streamtest.FakeRecognizer{}), Guard: g2})
 	c = dial(t, ts2, "sample_rate=16000", "key-a")
 	c.until("Begin")
 	refused(t, dial(t, ts2, "sample_rate=16000", "key-a"), 1013, "rate limit of this project")
@@ -72,8 +73,8 @@ func TestGuard(t *testing.T) {
 func TestSharedState(t *testing.T) {
 	t.Parallel()
 	st := realtime.NewMemoryState()
-	h1, _ := testServer(t, Config{Engine: engineConfig(&fakeRecognizer{}), State: st, ProcessID: "p1"})
-	_, ts2 := testServer(t, Config{Engine: engineConfig(&fakeRecognizer{}), State: st, ProcessID: "p2"})
+	h1, _ := testServer(t, Config{Engine: engineConfig(&streamtest.FakeRecognizer{}), State: st, ProcessID: "p1"})
+	_, ts2 := testServer(t, Config{Engine: engineConfig(&streamtest.FakeRecognizer{}), State: st, ProcessID: "p2"})
 	tok, err := h1.NewToken(context.Background(), "a", time.Minute, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestSharedState(t *testing.T) {
 	if err != nil || rec.Owner != "p2" || rec.Project != "a" || rec.State != realtime.StateStreaming || rec.TokenHash != realtime.TokenHash(tok) {
 		t.Fatalf("record %+v %v", rec, err)
 	}
-	c.send(silence(500, 16000))
+	c.send(streamtest.Silence(500, 16000))
 	c.text(`{"type":"Terminate"}`)
 	if code, _, _ := c.closed(); code != 1000 {
 		t.Fatal(code)
@@ -131,11 +132,11 @@ func (t countingTicket) Release() { t.a.mu.Lock(); t.a.releases++; t.a.mu.Unlock
 func TestAdmissionMetersSessions(t *testing.T) {
 	t.Parallel()
 	adm := &countingAdmission{}
-	_, ts := testServer(t, Config{Engine: engineConfig(&fakeRecognizer{}), Admission: adm})
+	_, ts := testServer(t, Config{Engine: engineConfig(&streamtest.FakeRecognizer{}), Admission: adm})
 	c := dial(t, ts, "sample_rate=16000", "key-a")
 	c.until("Begin")
 	for range 5 {
-		c.send(silence(100, 16000))
+		c.send(streamtest.Silence(100, 16000))
 	}
 	c.text(`{"type":"Terminate"}`)
 	if code, _, _ := c.closed(); code != 1000 {
