@@ -132,25 +132,36 @@ func (w *wsConn) raw(typ websocket.MessageType, b []byte) {
 	}
 }
 
+// readObject reads the next message of c, which must be a JSON object
+// in a text message, or the close error that ended c.
+func readObject(t testing.TB, ctx context.Context, c *websocket.Conn) ([]byte, map[string]any, *websocket.CloseError) {
+	t.Helper()
+	typ, b, err := c.Read(ctx)
+	if err != nil {
+		var ce websocket.CloseError
+		if errors.As(err, &ce) {
+			return nil, nil, &ce
+		}
+		t.Fatalf("read: %v", err)
+	}
+	if typ != websocket.MessageText {
+		t.Fatalf("server sent a binary message")
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("server message is not a JSON object: %q", b)
+	}
+	return b, m, nil
+}
+
 // read returns the next message's type ("error" for an error message) and
 // fields, validated against its schema; on a close it returns "" and the
 // close error.
 func (w *wsConn) read() (string, map[string]any, *websocket.CloseError) {
 	w.t.Helper()
-	typ, b, err := w.c.Read(w.ctx)
-	if err != nil {
-		var ce websocket.CloseError
-		if errors.As(err, &ce) {
-			return "", nil, &ce
-		}
-		w.t.Fatalf("read: %v", err)
-	}
-	if typ != websocket.MessageText {
-		w.t.Fatalf("server sent a binary message")
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		w.t.Fatalf("server message is not a JSON object: %q", b)
+	b, m, ce := readObject(w.t, w.ctx, w.c)
+	if ce != nil {
+		return "", nil, ce
 	}
 	mt, _ := m["message_type"].(string)
 	if _, isErr := m["error"]; isErr {

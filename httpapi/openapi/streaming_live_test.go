@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -44,20 +43,9 @@ type v3Conn struct {
 
 func (w *v3Conn) read() (string, map[string]any, *websocket.CloseError) {
 	w.t.Helper()
-	typ, b, err := w.c.Read(w.ctx)
-	if err != nil {
-		var ce websocket.CloseError
-		if errors.As(err, &ce) {
-			return "", nil, &ce
-		}
-		w.t.Fatalf("read: %v", err)
-	}
-	if typ != websocket.MessageText {
-		w.t.Fatalf("server sent a binary message")
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		w.t.Fatalf("server message is not a JSON object: %q", b)
+	b, m, ce := readObject(w.t, w.ctx, w.c)
+	if ce != nil {
+		return "", nil, ce
 	}
 	mt, _ := m["type"].(string)
 	w.s.schemaCheck(w.t, "Streaming"+mt, b)
