@@ -35,6 +35,16 @@ func (r *jobEvents) wait(t *testing.T, n int) []transcribe.JobEvent {
 		got := slices.Clone(r.events)
 		r.mu.Unlock()
 		if len(got) >= n {
+			// Submit runs its hook after the record is created, and a
+			// polling worker may claim the job in between: the Service
+			// orders each job's own events, not hooks run on different
+			// goroutines. The submitted event is put first as it
+			// happened first (the create).
+			if i := slices.IndexFunc(got, func(e transcribe.JobEvent) bool { return e.Kind == transcribe.JobSubmitted }); i > 0 {
+				e := got[i]
+				copy(got[1:i+1], got[:i])
+				got[0] = e
+			}
 			return got
 		}
 		if time.Now().After(deadline) {
