@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -249,12 +250,18 @@ func AuthFunc(auth Authenticator) func(r *http.Request) (string, bool) {
 }
 
 // method dispatches by HTTP method after authentication and rate limiting,
-// answering 405 with a JSON error for other methods.
-func (a *API) method(hs map[string]handler) http.HandlerFunc {
+// answering 405 with a JSON error for other methods. The handler's store
+// calls run under the request's store deadline (withStoreDeadline).
+func (a *API) method(hs map[string]handler) http.HandlerFunc { return a.dispatch(hs, true) }
+
+// dispatch is method; storeDeadline false leaves the handler to bound its
+// own store calls (LeMUR, which waits on a model for minutes).
+func (a *API) dispatch(hs map[string]handler, storeDeadline bool) http.HandlerFunc {
 	allow := make([]string, 0, len(hs))
 	for m := range hs {
 		allow = append(allow, m)
 	}
+	slices.Sort(allow)
 	return func(w http.ResponseWriter, r *http.Request) {
 		project, ok := a.authenticated(w, r)
 		if !ok {
@@ -271,8 +278,11 @@ func (a *API) method(hs map[string]handler) http.HandlerFunc {
 			writeError(w, http.StatusTooManyRequests, "Too many requests: the rate limit of this project is exceeded")
 			return
 		}
-		r, done := a.withStoreDeadline(r)
-		defer done()
+		if storeDeadline {
+			var done func()
+			r, done = a.withStoreDeadline(r)
+			defer done()
+		}
 		h(w, r, project)
 	}
 }

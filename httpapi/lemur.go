@@ -1,10 +1,7 @@
 package httpapi
 
 import (
-	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 )
 
 // LeMUR serves AssemblyAI's LeMUR endpoints for an authenticated project
@@ -40,28 +37,4 @@ func (a *API) lemur(w http.ResponseWriter, r *http.Request, project string) {
 // lemurMethod is method without the store deadline: a LeMUR request
 // waits for a model for up to minutes, and the LeMUR handler bounds its
 // store calls and its model calls itself.
-func (a *API) lemurMethod(hs map[string]handler) http.HandlerFunc {
-	allow := make([]string, 0, len(hs))
-	for m := range hs {
-		allow = append(allow, m)
-	}
-	slices.Sort(allow)
-	return func(w http.ResponseWriter, r *http.Request) {
-		project, ok := a.authenticated(w, r)
-		if !ok {
-			return
-		}
-		h, ok := hs[r.Method]
-		if !ok {
-			w.Header().Set("Allow", strings.Join(allow, ", "))
-			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path))
-			return
-		}
-		if wait, ok := a.allow(r.Context(), project, r.Method == http.MethodGet); !ok {
-			w.Header().Set("Retry-After", retryAfter(wait))
-			writeError(w, http.StatusTooManyRequests, "Too many requests: the rate limit of this project is exceeded")
-			return
-		}
-		h(w, r, project)
-	}
-}
+func (a *API) lemurMethod(hs map[string]handler) http.HandlerFunc { return a.dispatch(hs, false) }
