@@ -40,7 +40,7 @@ import (
 func BenchmarkAdmission(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		r := runAdmissionScenario(b, scenarioConfig{
-			MaxSessions: 16, Step: 2500 * time.Millisecond, Alone: 8 * time.Second,
+			MaxSessions: 32, Step: 2500 * time.Millisecond, Alone: 8 * time.Second,
 			Hold: 10 * time.Second, IdleTimeout: 2 * time.Second,
 		})
 		r.log(b)
