@@ -138,7 +138,7 @@ func startServer(t *testing.T, env ...string) *serverProc {
 	addr := l.Addr().String()
 	l.Close()
 	s := &serverProc{URL: "http://" + addr, exited: make(chan struct{})}
-	s.cmd = exec.Command(buildtest.Binary(t, "github.com/earshot-dev/earshot/examples/server"))
+	s.cmd = exec.Command(buildtest.Binary(t, "github.com/earshot-dev/earshot/server/cmd/earshot-server"))
 	s.cmd.Env = append(os.Environ(), append([]string{"EARSHOT_ADDR=" + addr, "EARSHOT_DATA=" + t.TempDir()}, env...)...)
 	pr, pw := io.Pipe()
 	s.cmd.Stdout, s.cmd.Stderr = pw, pw
@@ -180,7 +180,7 @@ func startServer(t *testing.T, env ...string) *serverProc {
 		if resp, err := http.Get(s.URL + "/console/"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode != 200 {
-				t.Fatalf("GET /console/ on the reference server: %d (is the console mounted in examples/server/main.go?)", resp.StatusCode)
+				t.Fatalf("GET /console/ on the reference server: %d (is the console mounted in server/cmd/earshot-server/main.go?)", resp.StatusCode)
 			}
 			return s
 		}

@@ -1,3 +1,3 @@
-// Package examples holds runnable programs: examples/server is the reference
+// Package examples holds runnable programs: server/cmd/earshot-server is the reference
 // server configured by environment variables.
 package examples

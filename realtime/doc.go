@@ -240,7 +240,7 @@
 // Config.Now: from the audio message that ends a word to the first
 // partial showing it, and from the audio that ends speech to an
 // endpointed final (the pause included). They are nil by default; the
-// reference server feeds them to Prometheus (internal/metrics).
+// reference server feeds them to Prometheus (server/metrics).
 //
 // # Concurrency
 //

@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
 scripts/setup.sh server
 export CGO_ENABLED=0
-exec go run ./examples/server "$@"
+exec go run ./server/cmd/earshot-server "$@"

@@ -10,27 +10,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot-dev/earshot/internal/webhooktest"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
 func TestPendingRetrySurvivesRestart(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 500, 200)
-	a := e.notifier(t, func(c *webhook.Config) { c.Owner = "process-a" })
-	if err := a.Notify(context.Background(), completed("tr-restart", rcv.URL+"?k=v")); err != nil {
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 500, 200)
+	a := e.Notifier(t, func(c *webhook.Config) { c.Owner = "process-a" })
+	if err := a.Notify(context.Background(), webhooktest.Completed("tr-restart", rcv.URL+"?k=v")); err != nil {
 		t.Fatal(err)
 	}
-	deliverDue(t, a, 1)
+	webhooktest.DeliverDue(t, a, 1)
 	a.Close() // process A goes away with a retry pending in the store
 
 	// Process B: a new Notifier (new cipher from the same key) on the same store.
-	b := e.notifier(t, func(c *webhook.Config) { c.Owner = "process-b" })
-	deliverDue(t, b, 0) // the retry is not due yet
-	<-e.store.updates   // A's outcome
+	b := e.Notifier(t, func(c *webhook.Config) { c.Owner = "process-b" })
+	webhooktest.DeliverDue(t, b, 0) // the retry is not due yet
+	<-e.Store.Updates               // A's outcome
 	b.Start()
-	e.clock.Advance(10 * time.Second)
-	hits := rcv.waitHits(t, 2)
-	e.store.waitUpdate(t)
+	e.Clock.Advance(10 * time.Second)
+	hits := rcv.WaitHits(t, 2)
+	e.Store.WaitUpdate(t)
 	if hits[1].Query != "k=v" || hits[1].Body != `{"transcript_id":"tr-restart","status":"completed"}` {
 		t.Errorf("retry after restart: %+v", hits[1])
 	}
@@ -38,83 +39,83 @@ func TestPendingRetrySurvivesRestart(t *testing.T) {
 		t.Errorf("retry came %v after the first attempt, want 10s", d)
 	}
 	b.Close()
-	if got := fmt.Sprint(e.status.Calls()); got != "[{tr-restart 500} {tr-restart 200}]" {
+	if got := fmt.Sprint(e.Status.Calls()); got != "[{tr-restart 500} {tr-restart 200}]" {
 		t.Errorf("OnStatus calls %s", got)
 	}
-	e.clock.Advance(time.Hour)
-	deliverDue(t, b, 0)
+	e.Clock.Advance(time.Hour)
+	webhooktest.DeliverDue(t, b, 0)
 }
 
 func TestPendingDeliverySurvivesRestart(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 200)
-	a := e.notifier(t, nil)
-	note := completed("tr-queued", rcv.URL)
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	a := e.Notifier(t, nil)
+	note := webhooktest.Completed("tr-queued", rcv.URL)
 	note.HeaderName, note.HeaderValue = "Authorization", "Bearer tok"
 	if err := a.Notify(context.Background(), note); err != nil {
 		t.Fatal(err)
 	}
 	// A never dispatches; B, started later, finds the delivery by polling.
-	b := e.notifier(t, nil)
+	b := e.Notifier(t, nil)
 	b.Start()
-	hits := rcv.waitHits(t, 1)
+	hits := rcv.WaitHits(t, 1)
 	if hits[0].Header.Get("Authorization") != "Bearer tok" {
 		t.Errorf("auth header after restart: %q", hits[0].Header.Get("Authorization"))
 	}
 }
 
 func TestCrashedAttemptIsTakenOverAfterLease(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 200)
-	a := e.notifier(t, nil)
-	if err := a.Notify(context.Background(), completed("tr-crash", rcv.URL)); err != nil {
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	a := e.Notifier(t, nil)
+	if err := a.Notify(context.Background(), webhooktest.Completed("tr-crash", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
 	// A dispatcher claims the delivery and dies before finishing it.
 	const lease = 40 * time.Second
-	if _, err := e.store.ClaimDelivery(context.Background(), webhook.Claim{Owner: "dead-process", Now: e.clock.Now(), Lease: lease}); err != nil {
+	if _, err := e.Store.ClaimDelivery(context.Background(), webhook.Claim{Owner: "dead-process", Now: e.Clock.Now(), Lease: lease}); err != nil {
 		t.Fatal(err)
 	}
-	b := e.notifier(t, func(c *webhook.Config) { c.Lease = lease })
-	deliverDue(t, b, 0) // still leased by the dead process
-	e.clock.Advance(lease - time.Millisecond)
-	deliverDue(t, b, 0)
-	e.clock.Advance(2 * time.Millisecond)
-	deliverDue(t, b, 1)
+	b := e.Notifier(t, func(c *webhook.Config) { c.Lease = lease })
+	webhooktest.DeliverDue(t, b, 0) // still leased by the dead process
+	e.Clock.Advance(lease - time.Millisecond)
+	webhooktest.DeliverDue(t, b, 0)
+	e.Clock.Advance(2 * time.Millisecond)
+	webhooktest.DeliverDue(t, b, 1)
 	if len(rcv.Hits()) != 1 {
 		t.Errorf("receiver saw %d requests, want 1", len(rcv.Hits()))
 	}
 }
 
 func TestCloseWaitsForAttemptInFlight(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 200)
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
 	arrived := make(chan struct{}, 1)
-	rcv.setIntercept(func(w http.ResponseWriter, r *http.Request) bool {
+	rcv.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
 		arrived <- struct{}{}
 		time.Sleep(150 * time.Millisecond) // a slow receiver
 		return false
 	})
-	a := e.notifier(t, nil)
+	a := e.Notifier(t, nil)
 	a.Start()
-	if err := a.Notify(context.Background(), completed("tr-close", rcv.URL)); err != nil {
+	if err := a.Notify(context.Background(), webhooktest.Completed("tr-close", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
 	<-arrived
 	a.Close() // must let the attempt finish and store its outcome
-	if got := fmt.Sprint(e.status.Calls()); got != "[{tr-close 200}]" {
+	if got := fmt.Sprint(e.Status.Calls()); got != "[{tr-close 200}]" {
 		t.Errorf("OnStatus calls %s", got)
 	}
-	b := e.notifier(t, nil)
-	e.clock.Advance(time.Hour)
-	deliverDue(t, b, 0) // delivered once, not repeated after the restart
+	b := e.Notifier(t, nil)
+	e.Clock.Advance(time.Hour)
+	webhooktest.DeliverDue(t, b, 0) // delivered once, not repeated after the restart
 }
 
 func TestDeliverDueCancelledLeavesDeliveryPending(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 200)
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
 	ctx, cancel := context.WithCancel(context.Background())
-	rcv.setIntercept(func(w http.ResponseWriter, r *http.Request) bool {
+	rcv.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
 		io.Copy(io.Discard, r.Body) // lets the server notice the client leaving
 		cancel()                    // the caller gives up while the receiver is busy
 		select {
@@ -123,53 +124,53 @@ func TestDeliverDueCancelledLeavesDeliveryPending(t *testing.T) {
 		}
 		return true
 	})
-	a := e.notifier(t, nil)
-	if err := a.Notify(context.Background(), completed("tr-cancel", rcv.URL)); err != nil {
+	a := e.Notifier(t, nil)
+	if err := a.Notify(context.Background(), webhooktest.Completed("tr-cancel", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.DeliverDue(ctx); err == nil {
 		t.Error("DeliverDue with a cancelled context returned nil")
 	}
-	rcv.setIntercept(nil)
-	b := e.notifier(t, nil)
-	deliverDue(t, b, 1) // not counted as a failed attempt: still deliverable at once
+	rcv.SetIntercept(nil)
+	b := e.Notifier(t, nil)
+	webhooktest.DeliverDue(t, b, 1) // not counted as a failed attempt: still deliverable at once
 	if h := rcv.Hits(); len(h) != 1 || h[0].Replied != 200 {
 		t.Errorf("after restart: %+v", h)
 	}
-	if got := fmt.Sprint(e.status.Calls()); got != "[{tr-cancel 200}]" {
+	if got := fmt.Sprint(e.Status.Calls()); got != "[{tr-cancel 200}]" {
 		t.Errorf("OnStatus calls %s", got)
 	}
 }
 
 func TestRunDeliversPromptlyAndRetriesOnFakeClock(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 500, 500, 200)
-	n := e.notifier(t, func(c *webhook.Config) { c.PollInterval = time.Hour }) // only Notify's wake-up can start it
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 500, 500, 200)
+	n := e.Notifier(t, func(c *webhook.Config) { c.PollInterval = time.Hour }) // only Notify's wake-up can start it
 	n.Start()
 	n.Start() // no-op
 	t0 := time.Now()
-	if err := n.Notify(context.Background(), completed("tr-run", rcv.URL)); err != nil {
+	if err := n.Notify(context.Background(), webhooktest.Completed("tr-run", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
-	rcv.waitHits(t, 1)
+	rcv.WaitHits(t, 1)
 	t.Logf("Notify to first request: %v", time.Since(t0))
 	n.Close()
-	<-e.store.updates
+	<-e.Store.Updates
 
 	// Retries need the poll loop (nothing wakes it): restart with a short poll.
-	n2 := e.notifier(t, nil)
+	n2 := e.Notifier(t, nil)
 	n2.Start()
 	time.Sleep(30 * time.Millisecond)
 	if got := len(rcv.Hits()); got != 1 {
 		t.Fatalf("retry sent before it was due: %d requests", got)
 	}
-	e.clock.Advance(10 * time.Second)
-	rcv.waitHits(t, 2)
-	e.store.waitUpdate(t) // the retry is scheduled from the answer's time
-	e.clock.Advance(10 * time.Second)
-	rcv.waitHits(t, 3)
-	e.store.waitUpdate(t)
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(10 * time.Second)
+	rcv.WaitHits(t, 2)
+	e.Store.WaitUpdate(t) // the retry is scheduled from the answer's time
+	e.Clock.Advance(10 * time.Second)
+	rcv.WaitHits(t, 3)
+	e.Store.WaitUpdate(t)
+	e.Clock.Advance(time.Hour)
 	time.Sleep(30 * time.Millisecond)
 	if got := len(rcv.Hits()); got != 3 {
 		t.Errorf("%d requests after the 200, want 3", got)
@@ -177,15 +178,15 @@ func TestRunDeliversPromptlyAndRetriesOnFakeClock(t *testing.T) {
 }
 
 func TestConcurrentDispatchersDeliverOnce(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 200)
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
 	var ns []*webhook.Notifier
 	for i := 0; i < 3; i++ {
-		ns = append(ns, e.notifier(t, func(c *webhook.Config) { c.Owner = fmt.Sprint("p", i); c.Concurrency = 3 }))
+		ns = append(ns, e.Notifier(t, func(c *webhook.Config) { c.Owner = fmt.Sprint("p", i); c.Concurrency = 3 }))
 	}
 	const total = 60
 	for i := 0; i < total; i++ {
-		if err := ns[i%3].Notify(context.Background(), completed(fmt.Sprintf("tr-%02d", i), rcv.URL)); err != nil {
+		if err := ns[i%3].Notify(context.Background(), webhooktest.Completed(fmt.Sprintf("tr-%02d", i), rcv.URL)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -193,7 +194,7 @@ func TestConcurrentDispatchersDeliverOnce(t *testing.T) {
 	for _, n := range ns {
 		n.Start()
 	}
-	hits := rcv.waitHits(t, total)
+	hits := rcv.WaitHits(t, total)
 	t.Logf("%d deliveries by 3 dispatchers in %v", total, time.Since(t0))
 	time.Sleep(50 * time.Millisecond)
 	hits = rcv.Hits()

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/earshot-dev/earshot/internal/webhooktest"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/webhook"
 )
@@ -16,11 +17,11 @@ import (
 // sent once; one without a Key is queued every time.
 func TestNotifyKeyQueuesOnce(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	r := newReceiver(t, e.clock)
-	n := e.notifier(t, nil)
+	e := webhooktest.NewEnv(t)
+	r := webhooktest.NewReceiver(t, e.Clock)
+	n := e.Notifier(t, nil)
 	ctx := context.Background()
-	keyed := completed("t1", r.URL+"/hook")
+	keyed := webhooktest.Completed("t1", r.URL+"/hook")
 	keyed.Key = "t1/transcript"
 	for range 3 {
 		if err := n.Notify(ctx, keyed); err != nil {
@@ -35,15 +36,15 @@ func TestNotifyKeyQueuesOnce(t *testing.T) {
 	if got := stored(e); got != 2 {
 		t.Fatalf("%d deliveries stored for 3 notifications with one key and 1 with another, want 2", got)
 	}
-	deliverDue(t, n, 2)
+	webhooktest.DeliverDue(t, n, 2)
 	if err := n.Notify(ctx, keyed); err != nil { // after delivery, still known
 		t.Fatal(err)
 	}
-	deliverDue(t, n, 0)
+	webhooktest.DeliverDue(t, n, 0)
 	if hits := r.Hits(); len(hits) != 2 {
 		t.Fatalf("%d POSTs, want 2", len(hits))
 	}
-	plain := completed("t2", r.URL+"/hook")
+	plain := webhooktest.Completed("t2", r.URL+"/hook")
 	for range 2 {
 		if err := n.Notify(ctx, plain); err != nil {
 			t.Fatal(err)
@@ -59,9 +60,9 @@ func TestNotifyKeyQueuesOnce(t *testing.T) {
 // webhook package's.
 func TestInvalidIsRefused(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	n := e.notifier(t, nil)
-	err := n.Notify(context.Background(), completed("t1", "ftp://example.com/x"))
+	e := webhooktest.NewEnv(t)
+	n := e.Notifier(t, nil)
+	err := n.Notify(context.Background(), webhooktest.Completed("t1", "ftp://example.com/x"))
 	if !errors.Is(err, webhook.ErrInvalid) || !errors.Is(err, transcribe.ErrNotificationRefused) {
 		t.Fatalf("Notify = %v, want ErrInvalid and transcribe.ErrNotificationRefused", err)
 	}
@@ -71,11 +72,11 @@ func TestInvalidIsRefused(t *testing.T) {
 }
 
 // stored counts the distinct deliveries e's store was given.
-func stored(e *env) int {
-	e.store.mu.Lock()
-	defer e.store.mu.Unlock()
+func stored(e *webhooktest.Env) int {
+	e.Store.Mu.Lock()
+	defer e.Store.Mu.Unlock()
 	ids := map[string]bool{}
-	for _, d := range e.store.added {
+	for _, d := range e.Store.Added {
 		ids[d.ID] = true
 	}
 	return len(ids)

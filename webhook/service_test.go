@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot-dev/earshot/internal/webhooktest"
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
@@ -46,18 +47,18 @@ func TestWithService(t *testing.T) {
 		{"retried then accepted", []int{502, 200}, 200, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newClock()
-			rcv := newReceiver(t, c, tc.statuses...)
+			c := webhooktest.NewClock()
+			rcv := webhooktest.NewReceiver(t, c, tc.statuses...)
 			store := memory.New()
 			defer store.Close()
-			rec := &recordingStore{Queue: store, updates: make(chan webhook.Delivery, 10)}
+			rec := webhooktest.NewRecordingStore(store, 10)
 			// Built in dependency order, as a server does: the notifier
 			// first (queue, its own key, the store's webhook status), then
 			// the Service that notifies it.
 			hooks, err := webhook.New(webhook.Config{
 				Queue: rec, Key: transcribe.NewKey(), AllowPrivate: true,
 				OnStatus: store.SetWebhookStatus, Now: c.Now, PollInterval: 5 * time.Millisecond,
-				Logger: quietLogger(),
+				Logger: webhooktest.QuietLogger(),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -67,7 +68,7 @@ func TestWithService(t *testing.T) {
 				Recognizer: &transcribetest.FakeRecognizer{Text: "hello webhook world"},
 				Decoder:    toneDecoder{}, Fetcher: fakeFetcher{}, AllowPrivateURLs: true,
 				Workers: 1, PollInterval: 10 * time.Millisecond, Notifier: hooks,
-				Logger: quietLogger(),
+				Logger: webhooktest.QuietLogger(),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -87,11 +88,11 @@ func TestWithService(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hits := rcv.waitHits(t, 1)
+			hits := rcv.WaitHits(t, 1)
 			for i := 1; i < tc.attempts; i++ {
-				rec.waitUpdate(t) // the retry is scheduled; now move the clock
+				rec.WaitUpdate(t) // the retry is scheduled; now move the clock
 				c.Advance(10 * time.Second)
-				hits = rcv.waitHits(t, i+1)
+				hits = rcv.WaitHits(t, i+1)
 			}
 			h := hits[0]
 			if h.Query != "customer=acme&n=1" || h.Header.Get("X-Hook-Token") != "t0ken" ||

@@ -15,16 +15,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/earshot-dev/earshot/internal/webhooktest"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
 func TestDeliveryRequest(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 200)
-	n := e.notifier(t, nil)
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	n := e.Notifier(t, nil)
 	const query = "customer=acme&job=42&tag=a&tag=b%20c&empty=&enc=%2F%3F%26"
-	note := completed("tr-1", rcv.URL+"/hooks/earshot?"+query)
+	note := webhooktest.Completed("tr-1", rcv.URL+"/hooks/earshot?"+query)
 	note.HeaderName, note.HeaderValue = "X-Earshot-Secret", "s3cr3t-value"
 	if err := n.Notify(context.Background(), note); err != nil {
 		t.Fatal(err)
@@ -32,7 +33,7 @@ func TestDeliveryRequest(t *testing.T) {
 	if len(rcv.Hits()) != 0 {
 		t.Fatal("Notify sent the request itself; it must only store it")
 	}
-	deliverDue(t, n, 1)
+	webhooktest.DeliverDue(t, n, 1)
 	hits := rcv.Hits()
 	if len(hits) != 1 {
 		t.Fatalf("receiver saw %d requests, want 1", len(hits))
@@ -56,27 +57,27 @@ func TestDeliveryRequest(t *testing.T) {
 	if want := `{"transcript_id":"tr-1","status":"completed"}`; h.Body != want {
 		t.Errorf("body %s, want %s", h.Body, want)
 	}
-	if got := e.status.Calls(); len(got) != 1 || got[0] != (statusCall{"tr-1", 200}) {
+	if got := e.Status.Calls(); len(got) != 1 || got[0] != (webhooktest.StatusCall{ID: "tr-1", Code: 200}) {
 		t.Errorf("OnStatus calls %v, want [{tr-1 200}]", got)
 	}
 	// Nothing left to do, even much later.
-	e.clock.Advance(time.Hour)
-	deliverDue(t, n, 0)
+	e.Clock.Advance(time.Hour)
+	webhooktest.DeliverDue(t, n, 0)
 }
 
 func TestStoredDeliveryIsSealed(t *testing.T) {
-	e := newEnv(t)
-	n := e.notifier(t, nil)
-	note := completed("tr-sealed", "https://hooks.example.com/in?token=querysecret")
+	e := webhooktest.NewEnv(t)
+	n := e.Notifier(t, nil)
+	note := webhooktest.Completed("tr-sealed", "https://hooks.example.com/in?token=querysecret")
 	note.HeaderName, note.HeaderValue = "Authorization", "Bearer very-secret-header-value"
 	if err := n.Notify(context.Background(), note); err != nil {
 		t.Fatal(err)
 	}
-	if len(e.store.added) != 1 {
-		t.Fatalf("%d deliveries stored, want 1", len(e.store.added))
+	if len(e.Store.Added) != 1 {
+		t.Fatalf("%d deliveries stored, want 1", len(e.Store.Added))
 	}
-	d := e.store.added[0]
-	if d.ID == "" || d.TranscriptID != "tr-sealed" || d.Done || d.Attempts != 0 || !d.NextAttempt.Equal(e.clock.Now()) {
+	d := e.Store.Added[0]
+	if d.ID == "" || d.TranscriptID != "tr-sealed" || d.Done || d.Attempts != 0 || !d.NextAttempt.Equal(e.Clock.Now()) {
 		t.Errorf("stored delivery %+v", d)
 	}
 	for _, secret := range []string{"very-secret-header-value", "Authorization", "querysecret", "hooks.example.com", "completed"} {
@@ -85,7 +86,7 @@ func TestStoredDeliveryIsSealed(t *testing.T) {
 		}
 	}
 	// Sealed for this delivery id with this key.
-	c, err := transcribe.NewCipher(e.key)
+	c, err := transcribe.NewCipher(e.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,22 +103,22 @@ func TestStoredDeliveryIsSealed(t *testing.T) {
 }
 
 func TestErrorStatusAndRedactedAudioBodies(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 200)
-	n := e.notifier(t, nil)
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	n := e.Notifier(t, nil)
 	ctx := context.Background()
-	note := completed("tr-err", rcv.URL)
+	note := webhooktest.Completed("tr-err", rcv.URL)
 	note.Status = transcribe.StatusError
 	if err := n.Notify(ctx, note); err != nil {
 		t.Fatal(err)
 	}
-	deliverDue(t, n, 1)
-	e.clock.Advance(time.Second)
+	webhooktest.DeliverDue(t, n, 1)
+	e.Clock.Advance(time.Second)
 	audio := transcribe.Notification{Event: transcribe.EventRedactedAudio, TranscriptID: "tr-err", URL: rcv.URL + "/?x=1"}
 	if err := n.Notify(ctx, audio); err != nil {
 		t.Fatal(err)
 	}
-	deliverDue(t, n, 1)
+	webhooktest.DeliverDue(t, n, 1)
 	hits := rcv.Hits()
 	if len(hits) != 2 {
 		t.Fatalf("%d requests, want 2", len(hits))
@@ -132,28 +133,28 @@ func TestErrorStatusAndRedactedAudioBodies(t *testing.T) {
 		t.Errorf("redacted audio query %q", hits[1].Query)
 	}
 	// Only the transcript event sets webhook_status_code.
-	if got := e.status.Calls(); len(got) != 1 || got[0] != (statusCall{"tr-err", 200}) {
+	if got := e.Status.Calls(); len(got) != 1 || got[0] != (webhooktest.StatusCall{ID: "tr-err", Code: 200}) {
 		t.Errorf("OnStatus calls %v, want only [{tr-err 200}]", got)
 	}
 }
 
 func TestTenRetriesTenSecondsApart(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 500)
-	n := e.notifier(t, nil)
-	if err := n.Notify(context.Background(), completed("tr-500", rcv.URL)); err != nil {
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 500)
+	n := e.Notifier(t, nil)
+	if err := n.Notify(context.Background(), webhooktest.Completed("tr-500", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
-	start := e.clock.Now()
-	deliverDue(t, n, 1)
+	start := e.Clock.Now()
+	webhooktest.DeliverDue(t, n, 1)
 	for retry := 1; retry <= 10; retry++ {
-		e.clock.Advance(10*time.Second - time.Millisecond)
-		deliverDue(t, n, 0) // not yet due
-		e.clock.Advance(time.Millisecond)
-		deliverDue(t, n, 1)
+		e.Clock.Advance(10*time.Second - time.Millisecond)
+		webhooktest.DeliverDue(t, n, 0) // not yet due
+		e.Clock.Advance(time.Millisecond)
+		webhooktest.DeliverDue(t, n, 1)
 	}
-	e.clock.Advance(24 * time.Hour)
-	deliverDue(t, n, 0) // permanently failed
+	e.Clock.Advance(24 * time.Hour)
+	webhooktest.DeliverDue(t, n, 0) // permanently failed
 	hits := rcv.Hits()
 	if len(hits) != 11 {
 		t.Fatalf("receiver saw %d attempts, want 1 + 10 retries", len(hits))
@@ -166,38 +167,38 @@ func TestTenRetriesTenSecondsApart(t *testing.T) {
 			t.Errorf("attempt %d body %s", i, h.Body)
 		}
 	}
-	calls := e.status.Calls()
+	calls := e.Status.Calls()
 	if len(calls) != 11 {
 		t.Fatalf("OnStatus called %d times, want 11", len(calls))
 	}
 	for _, c := range calls {
-		if c != (statusCall{"tr-500", 500}) {
+		if c != (webhooktest.StatusCall{ID: "tr-500", Code: 500}) {
 			t.Errorf("OnStatus %v, want {tr-500 500}", c)
 		}
 	}
 }
 
 func TestRetryThenSuccess(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 500, 503, 200, 500)
-	n := e.notifier(t, nil)
-	if err := n.Notify(context.Background(), completed("tr-ok", rcv.URL)); err != nil {
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 500, 503, 200, 500)
+	n := e.Notifier(t, nil)
+	if err := n.Notify(context.Background(), webhooktest.Completed("tr-ok", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
-	deliverDue(t, n, 1)
-	e.clock.Advance(10 * time.Second)
-	deliverDue(t, n, 1)
-	e.clock.Advance(10 * time.Second)
-	deliverDue(t, n, 1)
+	webhooktest.DeliverDue(t, n, 1)
+	e.Clock.Advance(10 * time.Second)
+	webhooktest.DeliverDue(t, n, 1)
+	e.Clock.Advance(10 * time.Second)
+	webhooktest.DeliverDue(t, n, 1)
 	for i := 0; i < 5; i++ {
-		e.clock.Advance(10 * time.Second)
-		deliverDue(t, n, 0)
+		e.Clock.Advance(10 * time.Second)
+		webhooktest.DeliverDue(t, n, 0)
 	}
 	if got := len(rcv.Hits()); got != 3 {
 		t.Errorf("receiver saw %d attempts, want 3 (stop after the 200)", got)
 	}
-	calls := e.status.Calls()
-	want := []statusCall{{"tr-ok", 500}, {"tr-ok", 503}, {"tr-ok", 200}}
+	calls := e.Status.Calls()
+	want := []webhooktest.StatusCall{{ID: "tr-ok", Code: 500}, {ID: "tr-ok", Code: 503}, {ID: "tr-ok", Code: 200}}
 	if fmt.Sprint(calls) != fmt.Sprint(want) {
 		t.Errorf("OnStatus calls %v, want %v", calls, want)
 	}
@@ -207,11 +208,11 @@ func TestNon200SuccessCodesAreRetried(t *testing.T) {
 	// The spec: success is a 200 response; 201, 204 and redirects are not.
 	for _, code := range []int{201, 204, 302, 404} {
 		t.Run(fmt.Sprint(code), func(t *testing.T) {
-			e := newEnv(t)
+			e := webhooktest.NewEnv(t)
 			var otherHits int
 			var mu sync.Mutex
-			rcv := newReceiver(t, e.clock, code, 200)
-			rcv.setIntercept(func(w http.ResponseWriter, r *http.Request) bool {
+			rcv := webhooktest.NewReceiver(t, e.Clock, code, 200)
+			rcv.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
 				if r.URL.Path == "/elsewhere" {
 					mu.Lock()
 					otherHits++
@@ -223,16 +224,16 @@ func TestNon200SuccessCodesAreRetried(t *testing.T) {
 				}
 				return false
 			})
-			n := e.notifier(t, nil)
-			if err := n.Notify(context.Background(), completed("tr", rcv.URL)); err != nil {
+			n := e.Notifier(t, nil)
+			if err := n.Notify(context.Background(), webhooktest.Completed("tr", rcv.URL)); err != nil {
 				t.Fatal(err)
 			}
-			deliverDue(t, n, 1)
-			e.clock.Advance(10 * time.Second)
-			deliverDue(t, n, 1)
-			e.clock.Advance(10 * time.Second)
-			deliverDue(t, n, 0)
-			if got := fmt.Sprint(e.status.Calls()); got != fmt.Sprintf("[{tr %d} {tr 200}]", code) {
+			webhooktest.DeliverDue(t, n, 1)
+			e.Clock.Advance(10 * time.Second)
+			webhooktest.DeliverDue(t, n, 1)
+			e.Clock.Advance(10 * time.Second)
+			webhooktest.DeliverDue(t, n, 0)
+			if got := fmt.Sprint(e.Status.Calls()); got != fmt.Sprintf("[{tr %d} {tr 200}]", code) {
 				t.Errorf("OnStatus calls %s", got)
 			}
 			if otherHits != 0 {
@@ -254,82 +255,82 @@ func closedPortURL(t *testing.T) string {
 }
 
 func TestUnreachableIsNotRetried(t *testing.T) {
-	e := newEnv(t)
-	n := e.notifier(t, nil)
-	if err := n.Notify(context.Background(), completed("tr-down", closedPortURL(t))); err != nil {
+	e := webhooktest.NewEnv(t)
+	n := e.Notifier(t, nil)
+	if err := n.Notify(context.Background(), webhooktest.Completed("tr-down", closedPortURL(t))); err != nil {
 		t.Fatal(err)
 	}
-	deliverDue(t, n, 1)
+	webhooktest.DeliverDue(t, n, 1)
 	for i := 0; i < 3; i++ {
-		e.clock.Advance(10 * time.Second)
-		deliverDue(t, n, 0)
+		e.Clock.Advance(10 * time.Second)
+		webhooktest.DeliverDue(t, n, 0)
 	}
-	e.clock.Advance(24 * time.Hour)
-	deliverDue(t, n, 0)
-	if got := e.status.Calls(); len(got) != 0 {
+	e.Clock.Advance(24 * time.Hour)
+	webhooktest.DeliverDue(t, n, 0)
+	if got := e.Status.Calls(); len(got) != 0 {
 		t.Errorf("OnStatus called %v for an unreachable URL", got)
 	}
 }
 
 func TestUnknownHostIsNotRetried(t *testing.T) {
-	e := newEnv(t)
-	n := e.notifier(t, nil)
-	if err := n.Notify(context.Background(), completed("tr-dns", "http://no-such-host.invalid/hook")); err != nil {
+	e := webhooktest.NewEnv(t)
+	n := e.Notifier(t, nil)
+	if err := n.Notify(context.Background(), webhooktest.Completed("tr-dns", "http://no-such-host.invalid/hook")); err != nil {
 		t.Fatal(err)
 	}
-	deliverDue(t, n, 1)
-	e.clock.Advance(10 * time.Second)
-	deliverDue(t, n, 0)
+	webhooktest.DeliverDue(t, n, 1)
+	e.Clock.Advance(10 * time.Second)
+	webhooktest.DeliverDue(t, n, 0)
 }
 
 func TestTimeoutIsNotRetried(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 200)
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
 	release := make(chan struct{})
 	defer close(release)
-	rcv.setIntercept(func(w http.ResponseWriter, r *http.Request) bool {
-		rcv.mu.Lock()
-		rcv.hits = append(rcv.hits, hit{Method: r.Method})
-		rcv.mu.Unlock()
+	rcv.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
+		rcv.Mu.Lock()
+		rcv.Seen = append(rcv.Seen, webhooktest.Hit{Method: r.Method})
+		rcv.Mu.Unlock()
 		select { // hang until the client gives up
 		case <-release:
 		case <-r.Context().Done():
 		}
 		return true
 	})
-	n := e.notifier(t, func(c *webhook.Config) { c.Timeout = 150 * time.Millisecond })
-	if err := n.Notify(context.Background(), completed("tr-slow", rcv.URL)); err != nil {
+	n := e.Notifier(t, func(c *webhook.Config) { c.Timeout = 150 * time.Millisecond })
+	if err := n.Notify(context.Background(), webhooktest.Completed("tr-slow", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Now()
-	deliverDue(t, n, 1)
+	webhooktest.DeliverDue(t, n, 1)
 	if el := time.Since(t0); el > 2*time.Second {
 		t.Errorf("attempt took %v with a 150ms timeout", el)
 	}
-	e.clock.Advance(10 * time.Second)
-	deliverDue(t, n, 0)
+	e.Clock.Advance(10 * time.Second)
+	webhooktest.DeliverDue(t, n, 0)
 	if got := len(rcv.Hits()); got != 1 {
 		t.Errorf("receiver saw %d attempts, want 1", got)
 	}
-	if got := e.status.Calls(); len(got) != 0 {
+	if got := e.Status.Calls(); len(got) != 0 {
 		t.Errorf("OnStatus called %v after a timeout", got)
 	}
 }
 
 func TestPrivateAddressRefusedByDefault(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 200)
-	logs := &logBuffer{}
-	n := e.notifier(t, func(c *webhook.Config) {
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	logs := &webhooktest.LogBuffer{}
+	n := e.Notifier(t, func(c *webhook.Config) {
 		c.AllowPrivate = false
 		c.Logger = logs.Logger()
 	})
-	if err := n.Notify(context.Background(), completed("tr-priv", rcv.URL+"?secret=q")); err != nil {
+	if err := n.Notify(context.Background(), webhooktest.Completed("tr-priv", rcv.URL+"?secret=q")); err != nil {
 		t.Fatal(err)
 	}
-	deliverDue(t, n, 1)
-	e.clock.Advance(10 * time.Second)
-	deliverDue(t, n, 0)
+	webhooktest.DeliverDue(t, n, 1)
+	e.Clock.Advance(10 * time.Second)
+	webhooktest.DeliverDue(t, n, 0)
 	if got := len(rcv.Hits()); got != 0 {
 		t.Errorf("loopback receiver was reached %d times", got)
 	}
@@ -343,10 +344,10 @@ func TestPrivateAddressRefusedByDefault(t *testing.T) {
 }
 
 func TestCustomPolicy(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 500)
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 500)
 	var backoffArgs []int
-	n := e.notifier(t, func(c *webhook.Config) {
+	n := e.Notifier(t, func(c *webhook.Config) {
 		c.Policy = webhook.Policy{
 			MaxRetries: 2,
 			Backoff: func(retry int, resp *http.Response) time.Duration {
@@ -358,34 +359,34 @@ func TestCustomPolicy(t *testing.T) {
 			},
 		}
 	})
-	if err := n.Notify(context.Background(), completed("tr-pol", rcv.URL)); err != nil {
+	if err := n.Notify(context.Background(), webhooktest.Completed("tr-pol", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
-	deliverDue(t, n, 1)
-	e.clock.Advance(time.Minute)
-	deliverDue(t, n, 1)
-	e.clock.Advance(2*time.Minute - time.Second)
-	deliverDue(t, n, 0)
-	e.clock.Advance(time.Second)
-	deliverDue(t, n, 1)
-	e.clock.Advance(time.Hour)
-	deliverDue(t, n, 0)
+	webhooktest.DeliverDue(t, n, 1)
+	e.Clock.Advance(time.Minute)
+	webhooktest.DeliverDue(t, n, 1)
+	e.Clock.Advance(2*time.Minute - time.Second)
+	webhooktest.DeliverDue(t, n, 0)
+	e.Clock.Advance(time.Second)
+	webhooktest.DeliverDue(t, n, 1)
+	e.Clock.Advance(time.Hour)
+	webhooktest.DeliverDue(t, n, 0)
 	if fmt.Sprint(backoffArgs) != "[1 2]" {
 		t.Errorf("Backoff called with %v, want [1 2]", backoffArgs)
 	}
 
 	// No retries at all, and a CheckRetry that treats 500 as success.
-	e2 := newEnv(t)
-	rcv2 := newReceiver(t, e2.clock, 500)
-	n2 := e2.notifier(t, func(c *webhook.Config) { c.Policy = webhook.Policy{MaxRetries: -1} })
-	n2.Notify(context.Background(), completed("a", rcv2.URL))
-	deliverDue(t, n2, 1)
-	e2.clock.Advance(time.Hour)
-	deliverDue(t, n2, 0)
+	e2 := webhooktest.NewEnv(t)
+	rcv2 := webhooktest.NewReceiver(t, e2.Clock, 500)
+	n2 := e2.Notifier(t, func(c *webhook.Config) { c.Policy = webhook.Policy{MaxRetries: -1} })
+	n2.Notify(context.Background(), webhooktest.Completed("a", rcv2.URL))
+	webhooktest.DeliverDue(t, n2, 1)
+	e2.Clock.Advance(time.Hour)
+	webhooktest.DeliverDue(t, n2, 0)
 
-	e3 := newEnv(t)
-	rcv3 := newReceiver(t, e3.clock, 500)
-	n3 := e3.notifier(t, func(c *webhook.Config) {
+	e3 := webhooktest.NewEnv(t)
+	rcv3 := webhooktest.NewReceiver(t, e3.Clock, 500)
+	n3 := e3.Notifier(t, func(c *webhook.Config) {
 		c.Policy.CheckRetry = func(ctx context.Context, resp *http.Response, err error) webhook.Outcome {
 			if resp != nil && resp.StatusCode == 500 {
 				return webhook.Delivered
@@ -393,10 +394,10 @@ func TestCustomPolicy(t *testing.T) {
 			return webhook.Fail
 		}
 	})
-	n3.Notify(context.Background(), completed("b", rcv3.URL))
-	deliverDue(t, n3, 1)
-	e3.clock.Advance(time.Hour)
-	deliverDue(t, n3, 0)
+	n3.Notify(context.Background(), webhooktest.Completed("b", rcv3.URL))
+	webhooktest.DeliverDue(t, n3, 1)
+	e3.Clock.Advance(time.Hour)
+	webhooktest.DeliverDue(t, n3, 0)
 }
 
 func TestDefaultPolicy(t *testing.T) {
@@ -416,23 +417,23 @@ func TestDefaultPolicy(t *testing.T) {
 }
 
 func TestOnStatusErrorDoesNotStopDelivery(t *testing.T) {
-	e := newEnv(t)
-	e.status.err = errors.New("store down")
-	rcv := newReceiver(t, e.clock, 500, 200)
-	n := e.notifier(t, nil)
-	n.Notify(context.Background(), completed("tr", rcv.URL))
-	deliverDue(t, n, 1)
-	e.clock.Advance(10 * time.Second)
-	deliverDue(t, n, 1)
+	e := webhooktest.NewEnv(t)
+	e.Status.Err = errors.New("store down")
+	rcv := webhooktest.NewReceiver(t, e.Clock, 500, 200)
+	n := e.Notifier(t, nil)
+	n.Notify(context.Background(), webhooktest.Completed("tr", rcv.URL))
+	webhooktest.DeliverDue(t, n, 1)
+	e.Clock.Advance(10 * time.Second)
+	webhooktest.DeliverDue(t, n, 1)
 	if got := len(rcv.Hits()); got != 2 {
 		t.Errorf("%d attempts, want 2", got)
 	}
 }
 
 func TestNotifyValidation(t *testing.T) {
-	e := newEnv(t)
-	n := e.notifier(t, nil)
-	good := completed("tr", "https://example.com/hook")
+	e := webhooktest.NewEnv(t)
+	n := e.Notifier(t, nil)
+	good := webhooktest.Completed("tr", "https://example.com/hook")
 	bad := map[string]func(*transcribe.Notification){
 		"unknown event":      func(x *transcribe.Notification) { x.Event = "other" },
 		"no transcript id":   func(x *transcribe.Notification) { x.TranscriptID = "" },
@@ -456,14 +457,14 @@ func TestNotifyValidation(t *testing.T) {
 		}
 	}
 	// Without a URL renderer a redacted-audio webhook cannot be made.
-	plain := e.notifier(t, func(c *webhook.Config) { c.RedactedAudioURL = nil })
+	plain := e.Notifier(t, func(c *webhook.Config) { c.RedactedAudioURL = nil })
 	audio := good
 	audio.Event = transcribe.EventRedactedAudio
 	if err := plain.Notify(context.Background(), audio); !errors.Is(err, webhook.ErrInvalid) {
 		t.Errorf("redacted audio without a renderer: Notify = %v, want ErrInvalid", err)
 	}
-	if len(e.store.added) != 0 {
-		t.Errorf("invalid notifications were stored: %d", len(e.store.added))
+	if len(e.Store.Added) != 0 {
+		t.Errorf("invalid notifications were stored: %d", len(e.Store.Added))
 	}
 	if err := n.Notify(context.Background(), good); err != nil {
 		t.Errorf("good notification: %v", err)
@@ -471,60 +472,60 @@ func TestNotifyValidation(t *testing.T) {
 }
 
 func TestConfigValidation(t *testing.T) {
-	e := newEnv(t)
-	key := e.key
+	e := webhooktest.NewEnv(t)
+	key := e.Key
 	cases := map[string]webhook.Config{
 		"no queue":         {Key: key},
-		"no key":           {Queue: e.store},
-		"short key":        {Queue: e.store, Key: key[:16]},
-		"negative timeout": {Queue: e.store, Key: key, Timeout: -1},
-		"negative poll":    {Queue: e.store, Key: key, PollInterval: -1},
-		"negative conc":    {Queue: e.store, Key: key, Concurrency: -1},
-		"lease <= timeout": {Queue: e.store, Key: key, Timeout: 10 * time.Second, Lease: 5 * time.Second},
-		"lease <= default": {Queue: e.store, Key: key, Lease: 10 * time.Second},
+		"no key":           {Queue: e.Store},
+		"short key":        {Queue: e.Store, Key: key[:16]},
+		"negative timeout": {Queue: e.Store, Key: key, Timeout: -1},
+		"negative poll":    {Queue: e.Store, Key: key, PollInterval: -1},
+		"negative conc":    {Queue: e.Store, Key: key, Concurrency: -1},
+		"lease <= timeout": {Queue: e.Store, Key: key, Timeout: 10 * time.Second, Lease: 5 * time.Second},
+		"lease <= default": {Queue: e.Store, Key: key, Lease: 10 * time.Second},
 	}
 	for name, cfg := range cases {
 		if _, err := webhook.New(cfg); err == nil || !strings.HasPrefix(err.Error(), "webhook: Config.") {
 			t.Errorf("%s: New = %v, want an error naming the field", name, err)
 		}
 	}
-	if _, err := webhook.New(webhook.Config{Queue: e.store, Key: key}); err != nil {
+	if _, err := webhook.New(webhook.Config{Queue: e.Store, Key: key}); err != nil {
 		t.Errorf("minimal config: %v", err)
 	}
 }
 
 func TestWrongKeyDropsDelivery(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 200)
-	n := e.notifier(t, nil)
-	n.Notify(context.Background(), completed("tr", rcv.URL))
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	n := e.Notifier(t, nil)
+	n.Notify(context.Background(), webhooktest.Completed("tr", rcv.URL))
 	other := *e
-	other.key = transcribe.NewKey()
-	n2 := other.notifier(t, nil)
-	deliverDue(t, n2, 1)
+	other.Key = transcribe.NewKey()
+	n2 := other.Notifier(t, nil)
+	webhooktest.DeliverDue(t, n2, 1)
 	if len(rcv.Hits()) != 0 {
 		t.Error("a delivery that cannot be decrypted was sent")
 	}
-	deliverDue(t, n, 0) // it was dropped, not left to loop
+	webhooktest.DeliverDue(t, n, 0) // it was dropped, not left to loop
 }
 
 // The default client refuses the cloud metadata address without trying to
 // connect, and says so in the log.
 func TestDefaultClientIsGuarded(t *testing.T) {
-	e := newEnv(t)
-	logs := &logBuffer{}
-	n := e.notifier(t, func(c *webhook.Config) {
+	e := webhooktest.NewEnv(t)
+	logs := &webhooktest.LogBuffer{}
+	n := e.Notifier(t, func(c *webhook.Config) {
 		c.AllowPrivate = false
 		c.Logger = logs.Logger()
 	})
-	n.Notify(context.Background(), completed("tr", "http://169.254.169.254/latest/meta-data/"))
+	n.Notify(context.Background(), webhooktest.Completed("tr", "http://169.254.169.254/latest/meta-data/"))
 	t0 := time.Now()
-	deliverDue(t, n, 1)
+	webhooktest.DeliverDue(t, n, 1)
 	if el := time.Since(t0); el > time.Second {
 		t.Errorf("refusal took %v; it should not dial", el)
 	}
-	e.clock.Advance(time.Minute)
-	deliverDue(t, n, 0)
+	e.Clock.Advance(time.Minute)
+	webhooktest.DeliverDue(t, n, 0)
 	if out := logs.String(); !strings.Contains(out, "169.254.169.254") || !strings.Contains(out, "link-local") {
 		t.Errorf("log does not explain the refusal:\n%s", out)
 	}
@@ -553,7 +554,7 @@ func (q *deadlineQueue) UpdateDelivery(ctx context.Context, d *webhook.Delivery)
 // attempt, so that it is never lost to the attempt's used-up time (which
 // made the delivery go out again every time its lease ran out).
 func TestSlowReceiverOutcomeStored(t *testing.T) {
-	e := newEnv(t)
+	e := webhooktest.NewEnv(t)
 	var hits atomic.Int32
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -565,14 +566,14 @@ func TestSlowReceiverOutcomeStored(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	q := &deadlineQueue{Queue: e.store}
-	n := e.notifier(t, func(c *webhook.Config) { c.Queue = q; c.Timeout = 1500 * time.Millisecond })
-	if err := n.Notify(context.Background(), completed("tr-slow", srv.URL)); err != nil {
+	q := &deadlineQueue{Queue: e.Store}
+	n := e.Notifier(t, func(c *webhook.Config) { c.Queue = q; c.Timeout = 1500 * time.Millisecond })
+	if err := n.Notify(context.Background(), webhooktest.Completed("tr-slow", srv.URL)); err != nil {
 		t.Fatal(err)
 	}
-	deliverDue(t, n, 1)
-	e.clock.Advance(time.Hour) // any lease and retry time is long past
-	deliverDue(t, n, 0)
+	webhooktest.DeliverDue(t, n, 1)
+	e.Clock.Advance(time.Hour) // any lease and retry time is long past
+	webhooktest.DeliverDue(t, n, 0)
 	if hits.Load() != 1 {
 		t.Errorf("slow receiver got %d requests, want 1", hits.Load())
 	}
@@ -586,28 +587,28 @@ func TestSlowReceiverOutcomeStored(t *testing.T) {
 // TestRunPurgesFinished: a running dispatcher deletes finished deliveries
 // once they are older than KeepDone, and keeps younger ones.
 func TestRunPurgesFinished(t *testing.T) {
-	e := newEnv(t)
-	rcv := newReceiver(t, e.clock, 200)
-	n := e.notifier(t, func(c *webhook.Config) { c.KeepDone = time.Hour; c.PurgeInterval = 10 * time.Millisecond })
+	e := webhooktest.NewEnv(t)
+	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	n := e.Notifier(t, func(c *webhook.Config) { c.KeepDone = time.Hour; c.PurgeInterval = 10 * time.Millisecond })
 	ctx := context.Background()
-	if err := n.Notify(ctx, completed("tr-old", rcv.URL)); err != nil {
+	if err := n.Notify(ctx, webhooktest.Completed("tr-old", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
-	deliverDue(t, n, 1)
-	e.clock.Advance(2 * time.Hour)
-	if err := n.Notify(ctx, completed("tr-new", rcv.URL)); err != nil {
+	webhooktest.DeliverDue(t, n, 1)
+	e.Clock.Advance(2 * time.Hour)
+	if err := n.Notify(ctx, webhooktest.Completed("tr-new", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
-	deliverDue(t, n, 1)
-	e.store.mu.Lock()
-	old, young := e.store.added[0], e.store.added[1]
-	e.store.mu.Unlock()
+	webhooktest.DeliverDue(t, n, 1)
+	e.Store.Mu.Lock()
+	old, young := e.Store.Added[0], e.Store.Added[1]
+	e.Store.Mu.Unlock()
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { n.Run(runCtx); close(done) }()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		err := e.store.Queue.AddDelivery(ctx, &webhook.Delivery{ID: old.ID, TranscriptID: "probe", Done: true, NextAttempt: e.clock.Now()})
+		err := e.Store.Queue.AddDelivery(ctx, &webhook.Delivery{ID: old.ID, TranscriptID: "probe", Done: true, NextAttempt: e.Clock.Now()})
 		if err == nil {
 			break // purged
 		}
@@ -618,7 +619,7 @@ func TestRunPurgesFinished(t *testing.T) {
 	}
 	cancel()
 	<-done
-	if err := e.store.Queue.AddDelivery(ctx, &webhook.Delivery{ID: young.ID, TranscriptID: "probe"}); !errors.Is(err, transcribe.ErrExists) {
+	if err := e.Store.Queue.AddDelivery(ctx, &webhook.Delivery{ID: young.ID, TranscriptID: "probe"}); !errors.Is(err, transcribe.ErrExists) {
 		t.Errorf("the young finished delivery was purged: %v", err)
 	}
 }

@@ -32,7 +32,7 @@
 // server and Slot.Release ends it with the request's Outcome; Health
 // checks every server; Capacity is servers × Concurrency (the Service
 // recognizes that many pieces of a long job at once); Stats reads each
-// server's state. Config.OnEvent is the metrics hook (internal/metrics
+// server's state. Config.OnEvent is the metrics hook (server/metrics
 // turns it into earshot_engine_server_requests_in_flight,
 // _requests_total{outcome} and _up, labelled with the engine and server).
 package enginepool

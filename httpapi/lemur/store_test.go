@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,7 +11,7 @@ import (
 
 	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/httpapi/lemur"
-	"github.com/earshot-dev/earshot/storage/sqlite"
+	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -47,16 +46,14 @@ func (s *recordingStore) PutLeMUR(ctx context.Context, r *transcribe.LeMURRecord
 	return s.LeMURStore.PutLeMUR(ctx, r)
 }
 
-// TestAnswersSharedAndSealed: an answer made by one server process is
-// read and purged through another sharing the SQLite store and the key;
-// the store holds it sealed, never the answer or transcript text.
+// TestAnswersSharedAndSealed: an answer made by one server is read and
+// purged through another sharing the store and the key; the store holds
+// it sealed, never the answer or transcript text. (The SQLite and
+// PostgreSQL stores pass transcribetest's LeMUR conformance suite, which
+// checks they keep what they are given across connections.)
 func TestAnswersSharedAndSealed(t *testing.T) {
 	t.Parallel()
-	db, err := sqlite.Open(sqlite.Config{Path: filepath.Join(t.TempDir(), "earshot.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memory.NewLeMURStore()
 	key := transcribe.NewKey()
 	store := &recordingStore{LeMURStore: db}
 	chat := newChat(t, func(chatRequest) recording {
@@ -73,13 +70,8 @@ func TestAnswersSharedAndSealed(t *testing.T) {
 		t.Fatalf("stored %q", store.data)
 	}
 
-	// A second process: its own API and LeMUR handler on the same store.
-	other, err := sqlite.Open(sqlite.Config{Path: db.Path()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	h, err := lemur.New(lemur.Config{Service: e.svc, BaseURL: chat.URL + "/v1", Model: "test-model", Store: other, Key: key})
+	// A second server: its own API and LeMUR handler on the same store.
+	h, err := lemur.New(lemur.Config{Service: e.svc, BaseURL: chat.URL + "/v1", Model: "test-model", Store: db, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@
 // net/http's ResponseController. Its own tests cover the address and
 // bucket rules; the front ends' tests (httpapi TestAuthFailuresRateLimited,
 // TestUnauthorizedBeforeBody, TestStalledBodyCutOff) and the reference
-// server's (examples/server TestOneBudget*) cover them in place.
+// server's (server/e2e TestOneBudget*) cover them in place.
 package httpguard
 
 import (

@@ -235,7 +235,7 @@ func TestMarksAndCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The words and pauses pocketsphinx gives for flite's awb voice
-	// reading five sentences at its own pace (examples/server's
+	// reading five sentences at its own pace (server/e2e's
 	// TestFiveSentencesFiveSentiments).
 	words := strings.Fields("the food was terrible i absolutely love this product my new job is wonderful where did you go")
 	gaps := make([]punctmodel.Gap, len(words))
