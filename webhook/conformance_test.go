@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot-dev/earshot/internal/webhooktest"
+	"github.com/earshot-dev/earshot/internal/webhookfakes"
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
@@ -22,7 +22,7 @@ func newStartedNotifier(t *testing.T, redactedAudioURL func(string) string) *web
 	key := transcribe.NewKey()
 	n, err := webhook.New(webhook.Config{
 		Queue: st, Key: key, AllowPrivate: true, RedactedAudioURL: redactedAudioURL,
-		PollInterval: 10 * time.Millisecond, Logger: webhooktest.QuietLogger(),
+		PollInterval: 10 * time.Millisecond, Logger: webhookfakes.QuietLogger(),
 	})
 	if err != nil {
 		t.Fatal(err)

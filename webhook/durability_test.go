@@ -10,24 +10,24 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot-dev/earshot/internal/webhooktest"
+	"github.com/earshot-dev/earshot/internal/webhookfakes"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
 func TestPendingRetrySurvivesRestart(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 500, 200)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 500, 200)
 	a := e.Notifier(t, func(c *webhook.Config) { c.Owner = "process-a" })
-	if err := a.Notify(context.Background(), webhooktest.Completed("tr-restart", rcv.URL+"?k=v")); err != nil {
+	if err := a.Notify(context.Background(), webhookfakes.Completed("tr-restart", rcv.URL+"?k=v")); err != nil {
 		t.Fatal(err)
 	}
-	webhooktest.DeliverDue(t, a, 1)
+	webhookfakes.DeliverDue(t, a, 1)
 	a.Close() // process A goes away with a retry pending in the store
 
 	// Process B: a new Notifier (new cipher from the same key) on the same store.
 	b := e.Notifier(t, func(c *webhook.Config) { c.Owner = "process-b" })
-	webhooktest.DeliverDue(t, b, 0) // the retry is not due yet
-	<-e.Store.Updates               // A's outcome
+	webhookfakes.DeliverDue(t, b, 0) // the retry is not due yet
+	<-e.Store.Updates                // A's outcome
 	b.Start()
 	e.Clock.Advance(10 * time.Second)
 	hits := rcv.WaitHits(t, 2)
@@ -43,14 +43,14 @@ func TestPendingRetrySurvivesRestart(t *testing.T) {
 		t.Errorf("OnStatus calls %s", got)
 	}
 	e.Clock.Advance(time.Hour)
-	webhooktest.DeliverDue(t, b, 0)
+	webhookfakes.DeliverDue(t, b, 0)
 }
 
 func TestPendingDeliverySurvivesRestart(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 200)
 	a := e.Notifier(t, nil)
-	note := webhooktest.Completed("tr-queued", rcv.URL)
+	note := webhookfakes.Completed("tr-queued", rcv.URL)
 	note.HeaderName, note.HeaderValue = "Authorization", "Bearer tok"
 	if err := a.Notify(context.Background(), note); err != nil {
 		t.Fatal(err)
@@ -65,10 +65,10 @@ func TestPendingDeliverySurvivesRestart(t *testing.T) {
 }
 
 func TestCrashedAttemptIsTakenOverAfterLease(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 200)
 	a := e.Notifier(t, nil)
-	if err := a.Notify(context.Background(), webhooktest.Completed("tr-crash", rcv.URL)); err != nil {
+	if err := a.Notify(context.Background(), webhookfakes.Completed("tr-crash", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
 	// A dispatcher claims the delivery and dies before finishing it.
@@ -77,19 +77,19 @@ func TestCrashedAttemptIsTakenOverAfterLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := e.Notifier(t, func(c *webhook.Config) { c.Lease = lease })
-	webhooktest.DeliverDue(t, b, 0) // still leased by the dead process
+	webhookfakes.DeliverDue(t, b, 0) // still leased by the dead process
 	e.Clock.Advance(lease - time.Millisecond)
-	webhooktest.DeliverDue(t, b, 0)
+	webhookfakes.DeliverDue(t, b, 0)
 	e.Clock.Advance(2 * time.Millisecond)
-	webhooktest.DeliverDue(t, b, 1)
+	webhookfakes.DeliverDue(t, b, 1)
 	if len(rcv.Hits()) != 1 {
 		t.Errorf("receiver saw %d requests, want 1", len(rcv.Hits()))
 	}
 }
 
 func TestCloseWaitsForAttemptInFlight(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 200)
 	arrived := make(chan struct{}, 1)
 	rcv.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
 		arrived <- struct{}{}
@@ -98,7 +98,7 @@ func TestCloseWaitsForAttemptInFlight(t *testing.T) {
 	})
 	a := e.Notifier(t, nil)
 	a.Start()
-	if err := a.Notify(context.Background(), webhooktest.Completed("tr-close", rcv.URL)); err != nil {
+	if err := a.Notify(context.Background(), webhookfakes.Completed("tr-close", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
 	<-arrived
@@ -108,12 +108,12 @@ func TestCloseWaitsForAttemptInFlight(t *testing.T) {
 	}
 	b := e.Notifier(t, nil)
 	e.Clock.Advance(time.Hour)
-	webhooktest.DeliverDue(t, b, 0) // delivered once, not repeated after the restart
+	webhookfakes.DeliverDue(t, b, 0) // delivered once, not repeated after the restart
 }
 
 func TestDeliverDueCancelledLeavesDeliveryPending(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 200)
 	ctx, cancel := context.WithCancel(context.Background())
 	rcv.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
 		io.Copy(io.Discard, r.Body) // lets the server notice the client leaving
@@ -125,7 +125,7 @@ func TestDeliverDueCancelledLeavesDeliveryPending(t *testing.T) {
 		return true
 	})
 	a := e.Notifier(t, nil)
-	if err := a.Notify(context.Background(), webhooktest.Completed("tr-cancel", rcv.URL)); err != nil {
+	if err := a.Notify(context.Background(), webhookfakes.Completed("tr-cancel", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.DeliverDue(ctx); err == nil {
@@ -133,7 +133,7 @@ func TestDeliverDueCancelledLeavesDeliveryPending(t *testing.T) {
 	}
 	rcv.SetIntercept(nil)
 	b := e.Notifier(t, nil)
-	webhooktest.DeliverDue(t, b, 1) // not counted as a failed attempt: still deliverable at once
+	webhookfakes.DeliverDue(t, b, 1) // not counted as a failed attempt: still deliverable at once
 	if h := rcv.Hits(); len(h) != 1 || h[0].Replied != 200 {
 		t.Errorf("after restart: %+v", h)
 	}
@@ -143,13 +143,13 @@ func TestDeliverDueCancelledLeavesDeliveryPending(t *testing.T) {
 }
 
 func TestRunDeliversPromptlyAndRetriesOnFakeClock(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 500, 500, 200)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 500, 500, 200)
 	n := e.Notifier(t, func(c *webhook.Config) { c.PollInterval = time.Hour }) // only Notify's wake-up can start it
 	n.Start()
 	n.Start() // no-op
 	t0 := time.Now()
-	if err := n.Notify(context.Background(), webhooktest.Completed("tr-run", rcv.URL)); err != nil {
+	if err := n.Notify(context.Background(), webhookfakes.Completed("tr-run", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
 	rcv.WaitHits(t, 1)
@@ -178,15 +178,15 @@ func TestRunDeliversPromptlyAndRetriesOnFakeClock(t *testing.T) {
 }
 
 func TestConcurrentDispatchersDeliverOnce(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 200)
 	var ns []*webhook.Notifier
 	for i := 0; i < 3; i++ {
 		ns = append(ns, e.Notifier(t, func(c *webhook.Config) { c.Owner = fmt.Sprint("p", i); c.Concurrency = 3 }))
 	}
 	const total = 60
 	for i := 0; i < total; i++ {
-		if err := ns[i%3].Notify(context.Background(), webhooktest.Completed(fmt.Sprintf("tr-%02d", i), rcv.URL)); err != nil {
+		if err := ns[i%3].Notify(context.Background(), webhookfakes.Completed(fmt.Sprintf("tr-%02d", i), rcv.URL)); err != nil {
 			t.Fatal(err)
 		}
 	}

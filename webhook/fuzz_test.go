@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/earshot-dev/earshot/internal/webhooktest"
+	"github.com/earshot-dev/earshot/internal/webhookfakes"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
@@ -21,12 +21,12 @@ func FuzzNotify(f *testing.F) {
 	f.Add("X-A", "v\r\nX-Injected: 1", "q")
 	f.Add("X-A", "caf\xc3\xa9\x01", "%zz")
 	f.Add("", "", "k=v;w")
-	e := webhooktest.NewEnv(f)
-	rcv := webhooktest.NewReceiver(f, e.Clock, 200)
+	e := webhookfakes.NewEnv(f)
+	rcv := webhookfakes.NewReceiver(f, e.Clock, 200)
 	n := e.Notifier(f, nil)
 	f.Fuzz(func(t *testing.T, name, value, query string) {
 		before := len(rcv.Hits())
-		note := webhooktest.Completed("tr-fuzz", rcv.URL+"/f?"+query)
+		note := webhookfakes.Completed("tr-fuzz", rcv.URL+"/f?"+query)
 		note.HeaderName, note.HeaderValue = name, value
 		err := n.Notify(context.Background(), note)
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot-dev/earshot/internal/webhooktest"
+	"github.com/earshot-dev/earshot/internal/webhookfakes"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/webhook"
 )
@@ -42,8 +42,8 @@ func TestOnAttempt(t *testing.T) {
 
 	t.Run("retried then delivered", func(t *testing.T) {
 		t.Parallel()
-		e := webhooktest.NewEnv(t)
-		rcv := webhooktest.NewReceiver(t, e.Clock, 500, 503, 200)
+		e := webhookfakes.NewEnv(t)
+		rcv := webhookfakes.NewReceiver(t, e.Clock, 500, 503, 200)
 		// The receiver takes 250 ms of the Notifier's clock to answer.
 		rcv.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
 			e.Clock.Advance(250 * time.Millisecond)
@@ -51,11 +51,11 @@ func TestOnAttempt(t *testing.T) {
 		})
 		var a attempts
 		n := e.Notifier(t, func(c *webhook.Config) { c.OnAttempt = a.on })
-		if err := n.Notify(ctx, webhooktest.Completed("tr-1", rcv.URL+"/hook")); err != nil {
+		if err := n.Notify(ctx, webhookfakes.Completed("tr-1", rcv.URL+"/hook")); err != nil {
 			t.Fatal(err)
 		}
 		for range 3 {
-			webhooktest.DeliverDue(t, n, 1)
+			webhookfakes.DeliverDue(t, n, 1)
 			e.Clock.Advance(webhook.DefaultRetryInterval)
 		}
 		got := a.get()
@@ -80,14 +80,14 @@ func TestOnAttempt(t *testing.T) {
 
 	t.Run("retries used up", func(t *testing.T) {
 		t.Parallel()
-		e := webhooktest.NewEnv(t)
-		rcv := webhooktest.NewReceiver(t, e.Clock, 500)
+		e := webhookfakes.NewEnv(t)
+		rcv := webhookfakes.NewReceiver(t, e.Clock, 500)
 		var a attempts
 		n := e.Notifier(t, func(c *webhook.Config) { c.OnAttempt = a.on; c.Policy.MaxRetries = 1 })
-		n.Notify(ctx, webhooktest.Completed("tr-2", rcv.URL))
-		webhooktest.DeliverDue(t, n, 1)
+		n.Notify(ctx, webhookfakes.Completed("tr-2", rcv.URL))
+		webhookfakes.DeliverDue(t, n, 1)
 		e.Clock.Advance(webhook.DefaultRetryInterval)
-		webhooktest.DeliverDue(t, n, 1)
+		webhookfakes.DeliverDue(t, n, 1)
 		got := a.get()
 		if len(got) != 2 || got[0].Outcome != webhook.Retry || got[1].Outcome != webhook.Fail || got[1].Attempt != 2 || got[1].Code != 500 {
 			t.Fatalf("events %+v", got)
@@ -99,14 +99,14 @@ func TestOnAttempt(t *testing.T) {
 
 	t.Run("unreachable", func(t *testing.T) {
 		t.Parallel()
-		e := webhooktest.NewEnv(t)
+		e := webhookfakes.NewEnv(t)
 		dead := httptest.NewServer(http.NotFoundHandler())
 		url := dead.URL
 		dead.Close() // connection refused from now on
 		var a attempts
 		n := e.Notifier(t, func(c *webhook.Config) { c.OnAttempt = a.on })
-		n.Notify(ctx, webhooktest.Completed("tr-3", url))
-		webhooktest.DeliverDue(t, n, 1)
+		n.Notify(ctx, webhookfakes.Completed("tr-3", url))
+		webhookfakes.DeliverDue(t, n, 1)
 		if got := a.get(); len(got) != 1 || got[0].Outcome != webhook.Fail || got[0].Code != 0 || got[0].Attempt != 1 {
 			t.Fatalf("events %+v", got)
 		}
@@ -114,13 +114,13 @@ func TestOnAttempt(t *testing.T) {
 
 	t.Run("unreadable delivery", func(t *testing.T) {
 		t.Parallel()
-		e := webhooktest.NewEnv(t)
+		e := webhookfakes.NewEnv(t)
 		sealer := e.Notifier(t, nil)
-		sealer.Notify(ctx, webhooktest.Completed("tr-4", "https://hooks.example/x"))
+		sealer.Notify(ctx, webhookfakes.Completed("tr-4", "https://hooks.example/x"))
 		e.Key = transcribe.NewKey() // a dispatcher holding another key cannot open it
 		var a attempts
 		n := e.Notifier(t, func(c *webhook.Config) { c.OnAttempt = a.on })
-		webhooktest.DeliverDue(t, n, 1)
+		webhookfakes.DeliverDue(t, n, 1)
 		if got := a.get(); len(got) != 1 || got[0].Outcome != webhook.Fail || got[0].Event != "" || got[0].TranscriptID != "tr-4" {
 			t.Fatalf("events %+v", got)
 		}

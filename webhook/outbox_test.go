@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/earshot-dev/earshot/internal/webhooktest"
+	"github.com/earshot-dev/earshot/internal/webhookfakes"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/webhook"
 )
@@ -17,11 +17,11 @@ import (
 // sent once; one without a Key is queued every time.
 func TestNotifyKeyQueuesOnce(t *testing.T) {
 	t.Parallel()
-	e := webhooktest.NewEnv(t)
-	r := webhooktest.NewReceiver(t, e.Clock)
+	e := webhookfakes.NewEnv(t)
+	r := webhookfakes.NewReceiver(t, e.Clock)
 	n := e.Notifier(t, nil)
 	ctx := context.Background()
-	keyed := webhooktest.Completed("t1", r.URL+"/hook")
+	keyed := webhookfakes.Completed("t1", r.URL+"/hook")
 	keyed.Key = "t1/transcript"
 	for range 3 {
 		if err := n.Notify(ctx, keyed); err != nil {
@@ -36,15 +36,15 @@ func TestNotifyKeyQueuesOnce(t *testing.T) {
 	if got := stored(e); got != 2 {
 		t.Fatalf("%d deliveries stored for 3 notifications with one key and 1 with another, want 2", got)
 	}
-	webhooktest.DeliverDue(t, n, 2)
+	webhookfakes.DeliverDue(t, n, 2)
 	if err := n.Notify(ctx, keyed); err != nil { // after delivery, still known
 		t.Fatal(err)
 	}
-	webhooktest.DeliverDue(t, n, 0)
+	webhookfakes.DeliverDue(t, n, 0)
 	if hits := r.Hits(); len(hits) != 2 {
 		t.Fatalf("%d POSTs, want 2", len(hits))
 	}
-	plain := webhooktest.Completed("t2", r.URL+"/hook")
+	plain := webhookfakes.Completed("t2", r.URL+"/hook")
 	for range 2 {
 		if err := n.Notify(ctx, plain); err != nil {
 			t.Fatal(err)
@@ -60,9 +60,9 @@ func TestNotifyKeyQueuesOnce(t *testing.T) {
 // webhook package's.
 func TestInvalidIsRefused(t *testing.T) {
 	t.Parallel()
-	e := webhooktest.NewEnv(t)
+	e := webhookfakes.NewEnv(t)
 	n := e.Notifier(t, nil)
-	err := n.Notify(context.Background(), webhooktest.Completed("t1", "ftp://example.com/x"))
+	err := n.Notify(context.Background(), webhookfakes.Completed("t1", "ftp://example.com/x"))
 	if !errors.Is(err, webhook.ErrInvalid) || !errors.Is(err, transcribe.ErrNotificationRefused) {
 		t.Fatalf("Notify = %v, want ErrInvalid and transcribe.ErrNotificationRefused", err)
 	}
@@ -72,7 +72,7 @@ func TestInvalidIsRefused(t *testing.T) {
 }
 
 // stored counts the distinct deliveries e's store was given.
-func stored(e *webhooktest.Env) int {
+func stored(e *webhookfakes.Env) int {
 	e.Store.Mu.Lock()
 	defer e.Store.Mu.Unlock()
 	ids := map[string]bool{}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot-dev/earshot/internal/webhooktest"
+	"github.com/earshot-dev/earshot/internal/webhookfakes"
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
@@ -47,18 +47,18 @@ func TestWithService(t *testing.T) {
 		{"retried then accepted", []int{502, 200}, 200, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := webhooktest.NewClock()
-			rcv := webhooktest.NewReceiver(t, c, tc.statuses...)
+			c := webhookfakes.NewClock()
+			rcv := webhookfakes.NewReceiver(t, c, tc.statuses...)
 			store := memory.New()
 			defer store.Close()
-			rec := webhooktest.NewRecordingStore(store, 10)
+			rec := webhookfakes.NewRecordingStore(store, 10)
 			// Built in dependency order, as a server does: the notifier
 			// first (queue, its own key, the store's webhook status), then
 			// the Service that notifies it.
 			hooks, err := webhook.New(webhook.Config{
 				Queue: rec, Key: transcribe.NewKey(), AllowPrivate: true,
 				OnStatus: store.SetWebhookStatus, Now: c.Now, PollInterval: 5 * time.Millisecond,
-				Logger: webhooktest.QuietLogger(),
+				Logger: webhookfakes.QuietLogger(),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -68,7 +68,7 @@ func TestWithService(t *testing.T) {
 				Recognizer: &transcribetest.FakeRecognizer{Text: "hello webhook world"},
 				Decoder:    toneDecoder{}, Fetcher: fakeFetcher{}, AllowPrivateURLs: true,
 				Workers: 1, PollInterval: 10 * time.Millisecond, Notifier: hooks,
-				Logger: webhooktest.QuietLogger(),
+				Logger: webhookfakes.QuietLogger(),
 			})
 			if err != nil {
 				t.Fatal(err)

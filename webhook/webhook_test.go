@@ -15,17 +15,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot-dev/earshot/internal/webhooktest"
+	"github.com/earshot-dev/earshot/internal/webhookfakes"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
 func TestDeliveryRequest(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 200)
 	n := e.Notifier(t, nil)
 	const query = "customer=acme&job=42&tag=a&tag=b%20c&empty=&enc=%2F%3F%26"
-	note := webhooktest.Completed("tr-1", rcv.URL+"/hooks/earshot?"+query)
+	note := webhookfakes.Completed("tr-1", rcv.URL+"/hooks/earshot?"+query)
 	note.HeaderName, note.HeaderValue = "X-Earshot-Secret", "s3cr3t-value"
 	if err := n.Notify(context.Background(), note); err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ func TestDeliveryRequest(t *testing.T) {
 	if len(rcv.Hits()) != 0 {
 		t.Fatal("Notify sent the request itself; it must only store it")
 	}
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	hits := rcv.Hits()
 	if len(hits) != 1 {
 		t.Fatalf("receiver saw %d requests, want 1", len(hits))
@@ -57,18 +57,18 @@ func TestDeliveryRequest(t *testing.T) {
 	if want := `{"transcript_id":"tr-1","status":"completed"}`; h.Body != want {
 		t.Errorf("body %s, want %s", h.Body, want)
 	}
-	if got := e.Status.Calls(); len(got) != 1 || got[0] != (webhooktest.StatusCall{ID: "tr-1", Code: 200}) {
+	if got := e.Status.Calls(); len(got) != 1 || got[0] != (webhookfakes.StatusCall{ID: "tr-1", Code: 200}) {
 		t.Errorf("OnStatus calls %v, want [{tr-1 200}]", got)
 	}
 	// Nothing left to do, even much later.
 	e.Clock.Advance(time.Hour)
-	webhooktest.DeliverDue(t, n, 0)
+	webhookfakes.DeliverDue(t, n, 0)
 }
 
 func TestStoredDeliveryIsSealed(t *testing.T) {
-	e := webhooktest.NewEnv(t)
+	e := webhookfakes.NewEnv(t)
 	n := e.Notifier(t, nil)
-	note := webhooktest.Completed("tr-sealed", "https://hooks.example.com/in?token=querysecret")
+	note := webhookfakes.Completed("tr-sealed", "https://hooks.example.com/in?token=querysecret")
 	note.HeaderName, note.HeaderValue = "Authorization", "Bearer very-secret-header-value"
 	if err := n.Notify(context.Background(), note); err != nil {
 		t.Fatal(err)
@@ -103,22 +103,22 @@ func TestStoredDeliveryIsSealed(t *testing.T) {
 }
 
 func TestErrorStatusAndRedactedAudioBodies(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 200)
 	n := e.Notifier(t, nil)
 	ctx := context.Background()
-	note := webhooktest.Completed("tr-err", rcv.URL)
+	note := webhookfakes.Completed("tr-err", rcv.URL)
 	note.Status = transcribe.StatusError
 	if err := n.Notify(ctx, note); err != nil {
 		t.Fatal(err)
 	}
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	e.Clock.Advance(time.Second)
 	audio := transcribe.Notification{Event: transcribe.EventRedactedAudio, TranscriptID: "tr-err", URL: rcv.URL + "/?x=1"}
 	if err := n.Notify(ctx, audio); err != nil {
 		t.Fatal(err)
 	}
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	hits := rcv.Hits()
 	if len(hits) != 2 {
 		t.Fatalf("%d requests, want 2", len(hits))
@@ -133,28 +133,28 @@ func TestErrorStatusAndRedactedAudioBodies(t *testing.T) {
 		t.Errorf("redacted audio query %q", hits[1].Query)
 	}
 	// Only the transcript event sets webhook_status_code.
-	if got := e.Status.Calls(); len(got) != 1 || got[0] != (webhooktest.StatusCall{ID: "tr-err", Code: 200}) {
+	if got := e.Status.Calls(); len(got) != 1 || got[0] != (webhookfakes.StatusCall{ID: "tr-err", Code: 200}) {
 		t.Errorf("OnStatus calls %v, want only [{tr-err 200}]", got)
 	}
 }
 
 func TestTenRetriesTenSecondsApart(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 500)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 500)
 	n := e.Notifier(t, nil)
-	if err := n.Notify(context.Background(), webhooktest.Completed("tr-500", rcv.URL)); err != nil {
+	if err := n.Notify(context.Background(), webhookfakes.Completed("tr-500", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
 	start := e.Clock.Now()
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	for retry := 1; retry <= 10; retry++ {
 		e.Clock.Advance(10*time.Second - time.Millisecond)
-		webhooktest.DeliverDue(t, n, 0) // not yet due
+		webhookfakes.DeliverDue(t, n, 0) // not yet due
 		e.Clock.Advance(time.Millisecond)
-		webhooktest.DeliverDue(t, n, 1)
+		webhookfakes.DeliverDue(t, n, 1)
 	}
 	e.Clock.Advance(24 * time.Hour)
-	webhooktest.DeliverDue(t, n, 0) // permanently failed
+	webhookfakes.DeliverDue(t, n, 0) // permanently failed
 	hits := rcv.Hits()
 	if len(hits) != 11 {
 		t.Fatalf("receiver saw %d attempts, want 1 + 10 retries", len(hits))
@@ -172,33 +172,33 @@ func TestTenRetriesTenSecondsApart(t *testing.T) {
 		t.Fatalf("OnStatus called %d times, want 11", len(calls))
 	}
 	for _, c := range calls {
-		if c != (webhooktest.StatusCall{ID: "tr-500", Code: 500}) {
+		if c != (webhookfakes.StatusCall{ID: "tr-500", Code: 500}) {
 			t.Errorf("OnStatus %v, want {tr-500 500}", c)
 		}
 	}
 }
 
 func TestRetryThenSuccess(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 500, 503, 200, 500)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 500, 503, 200, 500)
 	n := e.Notifier(t, nil)
-	if err := n.Notify(context.Background(), webhooktest.Completed("tr-ok", rcv.URL)); err != nil {
+	if err := n.Notify(context.Background(), webhookfakes.Completed("tr-ok", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	e.Clock.Advance(10 * time.Second)
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	e.Clock.Advance(10 * time.Second)
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	for i := 0; i < 5; i++ {
 		e.Clock.Advance(10 * time.Second)
-		webhooktest.DeliverDue(t, n, 0)
+		webhookfakes.DeliverDue(t, n, 0)
 	}
 	if got := len(rcv.Hits()); got != 3 {
 		t.Errorf("receiver saw %d attempts, want 3 (stop after the 200)", got)
 	}
 	calls := e.Status.Calls()
-	want := []webhooktest.StatusCall{{ID: "tr-ok", Code: 500}, {ID: "tr-ok", Code: 503}, {ID: "tr-ok", Code: 200}}
+	want := []webhookfakes.StatusCall{{ID: "tr-ok", Code: 500}, {ID: "tr-ok", Code: 503}, {ID: "tr-ok", Code: 200}}
 	if fmt.Sprint(calls) != fmt.Sprint(want) {
 		t.Errorf("OnStatus calls %v, want %v", calls, want)
 	}
@@ -208,10 +208,10 @@ func TestNon200SuccessCodesAreRetried(t *testing.T) {
 	// The spec: success is a 200 response; 201, 204 and redirects are not.
 	for _, code := range []int{201, 204, 302, 404} {
 		t.Run(fmt.Sprint(code), func(t *testing.T) {
-			e := webhooktest.NewEnv(t)
+			e := webhookfakes.NewEnv(t)
 			var otherHits int
 			var mu sync.Mutex
-			rcv := webhooktest.NewReceiver(t, e.Clock, code, 200)
+			rcv := webhookfakes.NewReceiver(t, e.Clock, code, 200)
 			rcv.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
 				if r.URL.Path == "/elsewhere" {
 					mu.Lock()
@@ -225,14 +225,14 @@ func TestNon200SuccessCodesAreRetried(t *testing.T) {
 				return false
 			})
 			n := e.Notifier(t, nil)
-			if err := n.Notify(context.Background(), webhooktest.Completed("tr", rcv.URL)); err != nil {
+			if err := n.Notify(context.Background(), webhookfakes.Completed("tr", rcv.URL)); err != nil {
 				t.Fatal(err)
 			}
-			webhooktest.DeliverDue(t, n, 1)
+			webhookfakes.DeliverDue(t, n, 1)
 			e.Clock.Advance(10 * time.Second)
-			webhooktest.DeliverDue(t, n, 1)
+			webhookfakes.DeliverDue(t, n, 1)
 			e.Clock.Advance(10 * time.Second)
-			webhooktest.DeliverDue(t, n, 0)
+			webhookfakes.DeliverDue(t, n, 0)
 			if got := fmt.Sprint(e.Status.Calls()); got != fmt.Sprintf("[{tr %d} {tr 200}]", code) {
 				t.Errorf("OnStatus calls %s", got)
 			}
@@ -255,42 +255,42 @@ func closedPortURL(t *testing.T) string {
 }
 
 func TestUnreachableIsNotRetried(t *testing.T) {
-	e := webhooktest.NewEnv(t)
+	e := webhookfakes.NewEnv(t)
 	n := e.Notifier(t, nil)
-	if err := n.Notify(context.Background(), webhooktest.Completed("tr-down", closedPortURL(t))); err != nil {
+	if err := n.Notify(context.Background(), webhookfakes.Completed("tr-down", closedPortURL(t))); err != nil {
 		t.Fatal(err)
 	}
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	for i := 0; i < 3; i++ {
 		e.Clock.Advance(10 * time.Second)
-		webhooktest.DeliverDue(t, n, 0)
+		webhookfakes.DeliverDue(t, n, 0)
 	}
 	e.Clock.Advance(24 * time.Hour)
-	webhooktest.DeliverDue(t, n, 0)
+	webhookfakes.DeliverDue(t, n, 0)
 	if got := e.Status.Calls(); len(got) != 0 {
 		t.Errorf("OnStatus called %v for an unreachable URL", got)
 	}
 }
 
 func TestUnknownHostIsNotRetried(t *testing.T) {
-	e := webhooktest.NewEnv(t)
+	e := webhookfakes.NewEnv(t)
 	n := e.Notifier(t, nil)
-	if err := n.Notify(context.Background(), webhooktest.Completed("tr-dns", "http://no-such-host.invalid/hook")); err != nil {
+	if err := n.Notify(context.Background(), webhookfakes.Completed("tr-dns", "http://no-such-host.invalid/hook")); err != nil {
 		t.Fatal(err)
 	}
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	e.Clock.Advance(10 * time.Second)
-	webhooktest.DeliverDue(t, n, 0)
+	webhookfakes.DeliverDue(t, n, 0)
 }
 
 func TestTimeoutIsNotRetried(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 200)
 	release := make(chan struct{})
 	defer close(release)
 	rcv.SetIntercept(func(w http.ResponseWriter, r *http.Request) bool {
 		rcv.Mu.Lock()
-		rcv.Seen = append(rcv.Seen, webhooktest.Hit{Method: r.Method})
+		rcv.Seen = append(rcv.Seen, webhookfakes.Hit{Method: r.Method})
 		rcv.Mu.Unlock()
 		select { // hang until the client gives up
 		case <-release:
@@ -299,16 +299,16 @@ func TestTimeoutIsNotRetried(t *testing.T) {
 		return true
 	})
 	n := e.Notifier(t, func(c *webhook.Config) { c.Timeout = 150 * time.Millisecond })
-	if err := n.Notify(context.Background(), webhooktest.Completed("tr-slow", rcv.URL)); err != nil {
+	if err := n.Notify(context.Background(), webhookfakes.Completed("tr-slow", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Now()
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	if el := time.Since(t0); el > 2*time.Second {
 		t.Errorf("attempt took %v with a 150ms timeout", el)
 	}
 	e.Clock.Advance(10 * time.Second)
-	webhooktest.DeliverDue(t, n, 0)
+	webhookfakes.DeliverDue(t, n, 0)
 	if got := len(rcv.Hits()); got != 1 {
 		t.Errorf("receiver saw %d attempts, want 1", got)
 	}
@@ -318,19 +318,19 @@ func TestTimeoutIsNotRetried(t *testing.T) {
 }
 
 func TestPrivateAddressRefusedByDefault(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
-	logs := &webhooktest.LogBuffer{}
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 200)
+	logs := &webhookfakes.LogBuffer{}
 	n := e.Notifier(t, func(c *webhook.Config) {
 		c.AllowPrivate = false
 		c.Logger = logs.Logger()
 	})
-	if err := n.Notify(context.Background(), webhooktest.Completed("tr-priv", rcv.URL+"?secret=q")); err != nil {
+	if err := n.Notify(context.Background(), webhookfakes.Completed("tr-priv", rcv.URL+"?secret=q")); err != nil {
 		t.Fatal(err)
 	}
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	e.Clock.Advance(10 * time.Second)
-	webhooktest.DeliverDue(t, n, 0)
+	webhookfakes.DeliverDue(t, n, 0)
 	if got := len(rcv.Hits()); got != 0 {
 		t.Errorf("loopback receiver was reached %d times", got)
 	}
@@ -344,8 +344,8 @@ func TestPrivateAddressRefusedByDefault(t *testing.T) {
 }
 
 func TestCustomPolicy(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 500)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 500)
 	var backoffArgs []int
 	n := e.Notifier(t, func(c *webhook.Config) {
 		c.Policy = webhook.Policy{
@@ -359,33 +359,33 @@ func TestCustomPolicy(t *testing.T) {
 			},
 		}
 	})
-	if err := n.Notify(context.Background(), webhooktest.Completed("tr-pol", rcv.URL)); err != nil {
+	if err := n.Notify(context.Background(), webhookfakes.Completed("tr-pol", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	e.Clock.Advance(time.Minute)
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	e.Clock.Advance(2*time.Minute - time.Second)
-	webhooktest.DeliverDue(t, n, 0)
+	webhookfakes.DeliverDue(t, n, 0)
 	e.Clock.Advance(time.Second)
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	e.Clock.Advance(time.Hour)
-	webhooktest.DeliverDue(t, n, 0)
+	webhookfakes.DeliverDue(t, n, 0)
 	if fmt.Sprint(backoffArgs) != "[1 2]" {
 		t.Errorf("Backoff called with %v, want [1 2]", backoffArgs)
 	}
 
 	// No retries at all, and a CheckRetry that treats 500 as success.
-	e2 := webhooktest.NewEnv(t)
-	rcv2 := webhooktest.NewReceiver(t, e2.Clock, 500)
+	e2 := webhookfakes.NewEnv(t)
+	rcv2 := webhookfakes.NewReceiver(t, e2.Clock, 500)
 	n2 := e2.Notifier(t, func(c *webhook.Config) { c.Policy = webhook.Policy{MaxRetries: -1} })
-	n2.Notify(context.Background(), webhooktest.Completed("a", rcv2.URL))
-	webhooktest.DeliverDue(t, n2, 1)
+	n2.Notify(context.Background(), webhookfakes.Completed("a", rcv2.URL))
+	webhookfakes.DeliverDue(t, n2, 1)
 	e2.Clock.Advance(time.Hour)
-	webhooktest.DeliverDue(t, n2, 0)
+	webhookfakes.DeliverDue(t, n2, 0)
 
-	e3 := webhooktest.NewEnv(t)
-	rcv3 := webhooktest.NewReceiver(t, e3.Clock, 500)
+	e3 := webhookfakes.NewEnv(t)
+	rcv3 := webhookfakes.NewReceiver(t, e3.Clock, 500)
 	n3 := e3.Notifier(t, func(c *webhook.Config) {
 		c.Policy.CheckRetry = func(ctx context.Context, resp *http.Response, err error) webhook.Outcome {
 			if resp != nil && resp.StatusCode == 500 {
@@ -394,10 +394,10 @@ func TestCustomPolicy(t *testing.T) {
 			return webhook.Fail
 		}
 	})
-	n3.Notify(context.Background(), webhooktest.Completed("b", rcv3.URL))
-	webhooktest.DeliverDue(t, n3, 1)
+	n3.Notify(context.Background(), webhookfakes.Completed("b", rcv3.URL))
+	webhookfakes.DeliverDue(t, n3, 1)
 	e3.Clock.Advance(time.Hour)
-	webhooktest.DeliverDue(t, n3, 0)
+	webhookfakes.DeliverDue(t, n3, 0)
 }
 
 func TestDefaultPolicy(t *testing.T) {
@@ -417,23 +417,23 @@ func TestDefaultPolicy(t *testing.T) {
 }
 
 func TestOnStatusErrorDoesNotStopDelivery(t *testing.T) {
-	e := webhooktest.NewEnv(t)
+	e := webhookfakes.NewEnv(t)
 	e.Status.Err = errors.New("store down")
-	rcv := webhooktest.NewReceiver(t, e.Clock, 500, 200)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 500, 200)
 	n := e.Notifier(t, nil)
-	n.Notify(context.Background(), webhooktest.Completed("tr", rcv.URL))
-	webhooktest.DeliverDue(t, n, 1)
+	n.Notify(context.Background(), webhookfakes.Completed("tr", rcv.URL))
+	webhookfakes.DeliverDue(t, n, 1)
 	e.Clock.Advance(10 * time.Second)
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	if got := len(rcv.Hits()); got != 2 {
 		t.Errorf("%d attempts, want 2", got)
 	}
 }
 
 func TestNotifyValidation(t *testing.T) {
-	e := webhooktest.NewEnv(t)
+	e := webhookfakes.NewEnv(t)
 	n := e.Notifier(t, nil)
-	good := webhooktest.Completed("tr", "https://example.com/hook")
+	good := webhookfakes.Completed("tr", "https://example.com/hook")
 	bad := map[string]func(*transcribe.Notification){
 		"unknown event":      func(x *transcribe.Notification) { x.Event = "other" },
 		"no transcript id":   func(x *transcribe.Notification) { x.TranscriptID = "" },
@@ -472,7 +472,7 @@ func TestNotifyValidation(t *testing.T) {
 }
 
 func TestConfigValidation(t *testing.T) {
-	e := webhooktest.NewEnv(t)
+	e := webhookfakes.NewEnv(t)
 	key := e.Key
 	cases := map[string]webhook.Config{
 		"no queue":         {Key: key},
@@ -495,37 +495,37 @@ func TestConfigValidation(t *testing.T) {
 }
 
 func TestWrongKeyDropsDelivery(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 200)
 	n := e.Notifier(t, nil)
-	n.Notify(context.Background(), webhooktest.Completed("tr", rcv.URL))
+	n.Notify(context.Background(), webhookfakes.Completed("tr", rcv.URL))
 	other := *e
 	other.Key = transcribe.NewKey()
 	n2 := other.Notifier(t, nil)
-	webhooktest.DeliverDue(t, n2, 1)
+	webhookfakes.DeliverDue(t, n2, 1)
 	if len(rcv.Hits()) != 0 {
 		t.Error("a delivery that cannot be decrypted was sent")
 	}
-	webhooktest.DeliverDue(t, n, 0) // it was dropped, not left to loop
+	webhookfakes.DeliverDue(t, n, 0) // it was dropped, not left to loop
 }
 
 // The default client refuses the cloud metadata address without trying to
 // connect, and says so in the log.
 func TestDefaultClientIsGuarded(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	logs := &webhooktest.LogBuffer{}
+	e := webhookfakes.NewEnv(t)
+	logs := &webhookfakes.LogBuffer{}
 	n := e.Notifier(t, func(c *webhook.Config) {
 		c.AllowPrivate = false
 		c.Logger = logs.Logger()
 	})
-	n.Notify(context.Background(), webhooktest.Completed("tr", "http://169.254.169.254/latest/meta-data/"))
+	n.Notify(context.Background(), webhookfakes.Completed("tr", "http://169.254.169.254/latest/meta-data/"))
 	t0 := time.Now()
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	if el := time.Since(t0); el > time.Second {
 		t.Errorf("refusal took %v; it should not dial", el)
 	}
 	e.Clock.Advance(time.Minute)
-	webhooktest.DeliverDue(t, n, 0)
+	webhookfakes.DeliverDue(t, n, 0)
 	if out := logs.String(); !strings.Contains(out, "169.254.169.254") || !strings.Contains(out, "link-local") {
 		t.Errorf("log does not explain the refusal:\n%s", out)
 	}
@@ -554,7 +554,7 @@ func (q *deadlineQueue) UpdateDelivery(ctx context.Context, d *webhook.Delivery)
 // attempt, so that it is never lost to the attempt's used-up time (which
 // made the delivery go out again every time its lease ran out).
 func TestSlowReceiverOutcomeStored(t *testing.T) {
-	e := webhooktest.NewEnv(t)
+	e := webhookfakes.NewEnv(t)
 	var hits atomic.Int32
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -568,12 +568,12 @@ func TestSlowReceiverOutcomeStored(t *testing.T) {
 	defer close(release)
 	q := &deadlineQueue{Queue: e.Store}
 	n := e.Notifier(t, func(c *webhook.Config) { c.Queue = q; c.Timeout = 1500 * time.Millisecond })
-	if err := n.Notify(context.Background(), webhooktest.Completed("tr-slow", srv.URL)); err != nil {
+	if err := n.Notify(context.Background(), webhookfakes.Completed("tr-slow", srv.URL)); err != nil {
 		t.Fatal(err)
 	}
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	e.Clock.Advance(time.Hour) // any lease and retry time is long past
-	webhooktest.DeliverDue(t, n, 0)
+	webhookfakes.DeliverDue(t, n, 0)
 	if hits.Load() != 1 {
 		t.Errorf("slow receiver got %d requests, want 1", hits.Load())
 	}
@@ -587,19 +587,19 @@ func TestSlowReceiverOutcomeStored(t *testing.T) {
 // TestRunPurgesFinished: a running dispatcher deletes finished deliveries
 // once they are older than KeepDone, and keeps younger ones.
 func TestRunPurgesFinished(t *testing.T) {
-	e := webhooktest.NewEnv(t)
-	rcv := webhooktest.NewReceiver(t, e.Clock, 200)
+	e := webhookfakes.NewEnv(t)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 200)
 	n := e.Notifier(t, func(c *webhook.Config) { c.KeepDone = time.Hour; c.PurgeInterval = 10 * time.Millisecond })
 	ctx := context.Background()
-	if err := n.Notify(ctx, webhooktest.Completed("tr-old", rcv.URL)); err != nil {
+	if err := n.Notify(ctx, webhookfakes.Completed("tr-old", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	e.Clock.Advance(2 * time.Hour)
-	if err := n.Notify(ctx, webhooktest.Completed("tr-new", rcv.URL)); err != nil {
+	if err := n.Notify(ctx, webhookfakes.Completed("tr-new", rcv.URL)); err != nil {
 		t.Fatal(err)
 	}
-	webhooktest.DeliverDue(t, n, 1)
+	webhookfakes.DeliverDue(t, n, 1)
 	e.Store.Mu.Lock()
 	old, young := e.Store.Added[0], e.Store.Added[1]
 	e.Store.Mu.Unlock()

@@ -30,8 +30,9 @@ var ErrSchemaTooNew = errors.New("postgres: database schema is newer than this b
 // may share the schema: claims lock rows with FOR UPDATE SKIP LOCKED, and
 // every lease check is part of the statement that writes.
 type Store struct {
-	pool   *pgxpool.Pool
-	schema string
+	pool     *pgxpool.Pool
+	schema   string
+	borrowed bool // New's caller keeps the pool
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -85,7 +86,9 @@ func (s *Store) Schema() string { return s.schema }
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.closed.Store(true)
-		s.pool.Close()
+		if !s.borrowed {
+			s.pool.Close()
+		}
 	})
 	return nil
 }

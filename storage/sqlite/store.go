@@ -83,8 +83,9 @@ func (c *Config) validate() error {
 // concurrent use by several goroutines, and several Stores (in one process
 // or in several) may share one file: every claim is a single atomic UPDATE.
 type Store struct {
-	db   *sql.DB
-	path string
+	db    *sql.DB
+	owned bool // Open opened db; New's caller keeps it
+	path  string
 	// get is Get's statement, prepared once: a GET is the hottest read,
 	// and preparing costs about a fifth of it.
 	get *sql.Stmt
@@ -101,15 +102,15 @@ var (
 	_ webhook.Queue          = (*Store)(nil)
 )
 
-// Open opens (creating and migrating when needed) the database at
-// cfg.Path. The database runs in WAL mode with foreign keys on.
-func Open(cfg Config) (*Store, error) {
+// DSN is the data source name Open gives database/sql's "sqlite" driver
+// (modernc.org/sqlite) for cfg: WAL journal, foreign keys on, BEGIN
+// IMMEDIATE transactions, cfg's busy timeout and synchronous level, and
+// secure_delete. A caller that opens its own *sql.DB for New opens it
+// with this string, so the store runs with the settings it relies on.
+func DSN(cfg Config) (string, error) {
 	cfg.setDefaults()
 	if err := cfg.validate(); err != nil {
-		return nil, err
-	}
-	if err := createFile(cfg.Path); err != nil {
-		return nil, err
+		return "", err
 	}
 	q := url.Values{}
 	q.Set("_busy_timeout", strconv.FormatInt(cfg.BusyTimeout.Milliseconds(), 10))
@@ -120,37 +121,93 @@ func Open(cfg Config) (*Store, error) {
 	// Freed and overwritten content is zeroed, so a deleted transcript's
 	// (sealed) data does not linger in free pages.
 	q.Add("_pragma", "secure_delete(1)")
-	db, err := sql.Open("sqlite", cfg.Path+"?"+q.Encode())
+	return cfg.Path + "?" + q.Encode(), nil
+}
+
+// Open opens (creating and migrating when needed) the database at
+// cfg.Path. The database runs in WAL mode with foreign keys on.
+func Open(cfg Config) (*Store, error) {
+	dsn, err := DSN(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cfg.setDefaults()
+	if err := createFile(cfg.Path); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: opening %s: %w", cfg.Path, err)
 	}
 	db.SetMaxOpenConns(cfg.MaxOpenConns)
 	db.SetMaxIdleConns(cfg.MaxOpenConns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.BusyTimeout+30*time.Second)
+	s, err := open(db, cfg.Path, cfg.BusyTimeout)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.owned = true
+	return s, nil
+}
+
+// New is a Store on db, a database the caller opened and keeps: with
+// database/sql's "sqlite" driver of modernc.org/sqlite, on a file (DSN
+// gives the string to open it with). New migrates the schema as Open does;
+// the Store's Close leaves db open. A db that is not a file database on
+// that driver, or whose connection lacks foreign keys or WAL, is refused
+// with an error naming the setting.
+func New(ctx context.Context, db *sql.DB) (*Store, error) {
+	if db == nil {
+		return nil, errors.New("sqlite: New: db is nil")
+	}
+	if _, ok := db.Driver().(*sqlite.Driver); !ok {
+		return nil, fmt.Errorf("sqlite: New: db uses the driver %T; open it with database/sql's \"sqlite\" driver (modernc.org/sqlite)", db.Driver())
+	}
+	var path string
+	var seq int
+	var name string
+	if err := db.QueryRowContext(ctx, `SELECT seq, name, file FROM pragma_database_list WHERE name = 'main'`).Scan(&seq, &name, &path); err != nil {
+		return nil, fmt.Errorf("sqlite: New: %w", err)
+	}
+	if path == "" {
+		return nil, errors.New("sqlite: New: db is an in-memory or temporary database; give a file database (sqlite.DSN) or use storage/memory")
+	}
+	var fk int
+	var journal string
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT foreign_keys FROM pragma_foreign_keys), (SELECT journal_mode FROM pragma_journal_mode)`).Scan(&fk, &journal); err != nil {
+		return nil, fmt.Errorf("sqlite: New: %w", err)
+	}
+	if fk != 1 || !strings.EqualFold(journal, "wal") {
+		return nil, fmt.Errorf("sqlite: New: db runs with foreign_keys=%d and journal_mode=%s; open it with sqlite.DSN (foreign keys on, WAL)", fk, journal)
+	}
+	return open(db, path, DefaultBusyTimeout)
+}
+
+// open migrates db's schema and prepares the Store's statements.
+func open(db *sql.DB, path string, busy time.Duration) (*Store, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), busy+30*time.Second)
 	defer cancel()
 	// While another connection turns a new file into a WAL database or
 	// recovers its WAL, SQLite reports SQLITE_BUSY at once instead of
 	// calling the busy handler, so concurrent openers retry for up to
-	// BusyTimeout.
-	deadline := time.Now().Add(max(cfg.BusyTimeout, time.Second))
+	// the busy timeout.
+	deadline := time.Now().Add(max(busy, time.Second))
 	for try := 0; ; try++ {
-		err = migrate(ctx, db)
+		err := migrate(ctx, db)
 		if err == nil {
 			break
 		}
 		if !isBusy(err) || time.Now().After(deadline) {
-			db.Close()
-			return nil, fmt.Errorf("sqlite: %s: %w", cfg.Path, err)
+			return nil, fmt.Errorf("sqlite: %s: %w", path, err)
 		}
 		time.Sleep(time.Duration(5+try%5*5) * time.Millisecond)
 	}
 	get, err := db.PrepareContext(ctx, `SELECT `+recordCols+` FROM transcripts WHERE id = ?`)
 	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("sqlite: %s: %w", cfg.Path, err)
+		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
 	}
-	return &Store{db: db, path: cfg.Path, get: get}, nil
+	return &Store{db: db, path: path, get: get}, nil
 }
 
 // isBusy reports whether err is SQLITE_BUSY or SQLITE_LOCKED (with any
@@ -199,6 +256,9 @@ func (s *Store) Close() error {
 	s.closed = true
 	s.get.Close()
 	s.read.close()
+	if !s.owned {
+		return nil
+	}
 	return s.db.Close()
 }
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot-dev/earshot/internal/webhooktest"
+	"github.com/earshot-dev/earshot/internal/webhookfakes"
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/storage/sqlite"
 	"github.com/earshot-dev/earshot/transcribe"
@@ -45,14 +45,14 @@ func BenchmarkNotifyAndDeliver(b *testing.B) {
 			}))
 			defer srv.Close()
 			key := transcribe.NewKey()
-			n, err := webhook.New(webhook.Config{Queue: st, Key: key, AllowPrivate: true, Logger: webhooktest.QuietLogger()})
+			n, err := webhook.New(webhook.Config{Queue: st, Key: key, AllowPrivate: true, Logger: webhookfakes.QuietLogger()})
 			if err != nil {
 				b.Fatal(err)
 			}
 			ctx := context.Background()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				note := webhooktest.Completed(fmt.Sprint("tr-", i), srv.URL+"/hook?i=1")
+				note := webhookfakes.Completed(fmt.Sprint("tr-", i), srv.URL+"/hook?i=1")
 				note.HeaderName, note.HeaderValue = "Authorization", "Bearer x"
 				if err := n.Notify(ctx, note); err != nil {
 					b.Fatal(err)
@@ -81,7 +81,7 @@ func BenchmarkRunLatency(b *testing.B) {
 	}))
 	defer srv.Close()
 	key := transcribe.NewKey()
-	n, err := webhook.New(webhook.Config{Queue: st, Key: key, AllowPrivate: true, PollInterval: time.Hour, Logger: webhooktest.QuietLogger()})
+	n, err := webhook.New(webhook.Config{Queue: st, Key: key, AllowPrivate: true, PollInterval: time.Hour, Logger: webhookfakes.QuietLogger()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func BenchmarkRunLatency(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := n.Notify(ctx, webhooktest.Completed(fmt.Sprint("tr-", i), srv.URL)); err != nil {
+		if err := n.Notify(ctx, webhookfakes.Completed(fmt.Sprint("tr-", i), srv.URL)); err != nil {
 			b.Fatal(err)
 		}
 		select {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot-dev/earshot/internal/webhooktest"
+	"github.com/earshot-dev/earshot/internal/webhookfakes"
 	"github.com/earshot-dev/earshot/storage/sqlite"
 	"github.com/earshot-dev/earshot/webhook"
 )
@@ -27,19 +27,19 @@ func openSQLite(t *testing.T, path string) *sqlite.Store {
 }
 
 func TestSQLiteRetrySurvivesReopen(t *testing.T) {
-	e := webhooktest.NewEnv(t)
+	e := webhookfakes.NewEnv(t)
 	path := filepath.Join(t.TempDir(), "earshot.db")
-	rcv := webhooktest.NewReceiver(t, e.Clock, 500, 200)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 500, 200)
 
 	st := openSQLite(t, path)
-	e.Store = webhooktest.NewRecordingStore(st, 100)
+	e.Store = webhookfakes.NewRecordingStore(st, 100)
 	a := e.Notifier(t, nil)
-	note := webhooktest.Completed("tr-sqlite", rcv.URL+"?a=1&b=2")
+	note := webhookfakes.Completed("tr-sqlite", rcv.URL+"?a=1&b=2")
 	note.HeaderName, note.HeaderValue = "X-Hook-Key", "k3y"
 	if err := a.Notify(context.Background(), note); err != nil {
 		t.Fatal(err)
 	}
-	webhooktest.DeliverDue(t, a, 1)
+	webhookfakes.DeliverDue(t, a, 1)
 	a.Close()
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
@@ -47,14 +47,14 @@ func TestSQLiteRetrySurvivesReopen(t *testing.T) {
 
 	st2 := openSQLite(t, path)
 	defer st2.Close()
-	e.Store = webhooktest.NewRecordingStore(st2, 100)
+	e.Store = webhookfakes.NewRecordingStore(st2, 100)
 	b := e.Notifier(t, nil)
 	e.Clock.Advance(10*time.Second - time.Millisecond)
-	webhooktest.DeliverDue(t, b, 0)
+	webhookfakes.DeliverDue(t, b, 0)
 	e.Clock.Advance(time.Millisecond)
-	webhooktest.DeliverDue(t, b, 1)
+	webhookfakes.DeliverDue(t, b, 1)
 	e.Clock.Advance(time.Hour)
-	webhooktest.DeliverDue(t, b, 0)
+	webhookfakes.DeliverDue(t, b, 0)
 	hits := rcv.Hits()
 	if len(hits) != 2 || hits[1].Query != "a=1&b=2" || hits[1].Header.Get("X-Hook-Key") != "k3y" || hits[1].Replied != 200 {
 		t.Errorf("hits after reopen: %+v", hits)
@@ -76,12 +76,12 @@ func TestKill9Child(t *testing.T) {
 		Queue: st, Key: key, AllowPrivate: true, Owner: "child",
 		Timeout: time.Second, Lease: 2 * time.Second, PollInterval: 10 * time.Millisecond,
 		Policy: webhook.Policy{Backoff: webhook.ConstantBackoff(300 * time.Millisecond)},
-		Logger: webhooktest.QuietLogger(),
+		Logger: webhookfakes.QuietLogger(),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	note := webhooktest.Completed("tr-kill9", os.Getenv("EARSHOT_WEBHOOK_CHILD_URL"))
+	note := webhookfakes.Completed("tr-kill9", os.Getenv("EARSHOT_WEBHOOK_CHILD_URL"))
 	note.HeaderName, note.HeaderValue = "Authorization", "Bearer child-secret"
 	if err := n.Notify(context.Background(), note); err != nil {
 		t.Fatal(err)
@@ -96,11 +96,11 @@ func TestKill9Durability(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a subprocess")
 	}
-	e := webhooktest.NewEnv(t)
+	e := webhookfakes.NewEnv(t)
 	path := filepath.Join(t.TempDir(), "earshot.db")
 	st := openSQLite(t, path) // creates the schema before the child starts
 	defer st.Close()
-	rcv := webhooktest.NewReceiver(t, e.Clock, 500, 0, 200)
+	rcv := webhookfakes.NewReceiver(t, e.Clock, 500, 0, 200)
 	arrived := make(chan int, 10)
 	release := make(chan struct{})
 	defer close(release)
@@ -115,7 +115,7 @@ func TestKill9Durability(t *testing.T) {
 		// Attempt 2 hangs: the child is killed while it waits.
 		io.Copy(io.Discard, r.Body)
 		rcv.Mu.Lock()
-		rcv.Seen = append(rcv.Seen, webhooktest.Hit{Method: r.Method})
+		rcv.Seen = append(rcv.Seen, webhookfakes.Hit{Method: r.Method})
 		rcv.Mu.Unlock()
 		select {
 		case <-release:
@@ -130,7 +130,7 @@ func TestKill9Durability(t *testing.T) {
 		"EARSHOT_WEBHOOK_CHILD_KEY="+hex.EncodeToString(e.Key),
 		"EARSHOT_WEBHOOK_CHILD_URL="+rcv.URL+"/hook?job=9",
 	)
-	out := &webhooktest.LogBuffer{}
+	out := &webhookfakes.LogBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -157,7 +157,7 @@ func TestKill9Durability(t *testing.T) {
 
 	b, err := webhook.New(webhook.Config{
 		Queue: st, Key: e.Key, AllowPrivate: true, Owner: "parent",
-		PollInterval: 20 * time.Millisecond, Logger: webhooktest.QuietLogger(), OnStatus: e.Status.OnStatus,
+		PollInterval: 20 * time.Millisecond, Logger: webhookfakes.QuietLogger(), OnStatus: e.Status.OnStatus,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,8 @@
-// Package webhooktest holds the fakes that webhook's tests and the
+// Package webhookfakes holds the fakes that webhook's tests and the
 // integration tests on real stores (server/integration/webhook) share: a
 // fake clock, a scripted receiver, a queue that records what it stores, and
 // an environment that builds a Notifier on them.
-package webhooktest
+package webhookfakes
 
 import (
 	"context"
