@@ -1,6 +1,10 @@
 package safety
 
-import "github.com/earshot-dev/earshot/transcribe/analysis/nlp"
+import (
+	"unicode"
+
+	"github.com/earshot-dev/earshot/transcribe/analysis/nlp"
+)
 
 // Context rules that the lexicon's per-term exclusions cannot say.
 
@@ -30,4 +34,50 @@ func tobaccoSense(t *term, us []unit, i int, stems map[string]bool) bool {
 		return true
 	}
 	return smokeHabit[us[i].word] && !anyIn(stems, fireContext)
+}
+
+// properName reports whether toks[i] reads as part of a name in cased
+// text ("Dick Pound", "Alan Cumming"): capitalised but not all capitals,
+// not the first word of its sentence, next to another capitalised word,
+// in a sentence most of whose words are lower case (a title-case headline
+// capitalises every word).
+func properName(toks []nlp.Token, i int) bool {
+	if !capitalised(toks[i].Text) || i == 0 || toks[i-1].EndsSentence() {
+		return false
+	}
+	if !(capitalised(toks[i-1].Text) || i+1 < len(toks) && capitalised(toks[i+1].Text)) {
+		return false
+	}
+	from, to := i, i
+	for from > 0 && !toks[from-1].EndsSentence() {
+		from--
+	}
+	for to < len(toks)-1 && !toks[to].EndsSentence() {
+		to++
+	}
+	caps, words := 0, 0
+	for _, t := range toks[from : to+1] {
+		if t.IsWord() {
+			words++
+			if capitalised(t.Text) {
+				caps++
+			}
+		}
+	}
+	return 2*caps < words
+}
+
+// capitalised reports whether a word begins with a capital and holds a
+// lower-case letter.
+func capitalised(w string) bool {
+	r := []rune(w)
+	if len(r) < 2 || !unicode.IsUpper(r[0]) {
+		return false
+	}
+	for _, c := range r[1:] {
+		if unicode.IsLower(c) {
+			return true
+		}
+	}
+	return false
 }

@@ -124,7 +124,12 @@ func isNegator(norm string) bool {
 var notCursing = map[string]bool{"sex": true, "sexy": true, "porn": true, "naked": true, "nude": true, "penis": true,
 	"vagina": true, "boobs": true, "boob": true, "horny": true, "nazi": true, "nazis": true, "erotic": true,
 	"nipple": true, "nipples": true, "breast": true, "breasts": true, "anal": true, "orgasm": true, "sperm": true,
-	"semen": true, "condom": true, "gay": true, "lesbian": true, "xxx": true, "bra": true, "lingerie": true}
+	"semen": true, "condom": true, "gay": true, "lesbian": true, "xxx": true, "bra": true, "lingerie": true,
+	// Words news uses as plain words: an identity, a crime, a body part,
+	// a ball game.
+	"queer": true, "rape": true, "raped": true, "rapist": true, "rapists": true, "prostitute": true,
+	"prostitutes": true, "clitoris": true, "sexier": true, "sexiest": true, "poop": true, "pooped": true,
+	"balls": true, "ball's": true, "butt": true, "butting": true}
 
 var profanity textfmt.ProfanityFilter
 
@@ -248,11 +253,11 @@ func evidence(toks []nlp.Token, m *models) map[string]*labelEvidence {
 	// Cursing: go-away's profanity list, matched whole-word by textfmt, and
 	// words the profanity filter masked ("s***").
 	curses := 0
-	for _, t := range toks {
+	for i, t := range toks {
 		if t.Redacted || t.Text == "" {
 			continue
 		}
-		if masked(t) || !notCursing[t.Norm] && profanity.IsProfane(t.Norm) {
+		if masked(t) || !notCursing[t.Norm] && profanity.IsProfane(t.Norm) && !properName(toks, i) {
 			e := get(Profanity)
 			e.score += 2 * math.Pow(0.6, float64(curses))
 			e.mentions++
@@ -261,13 +266,7 @@ func evidence(toks []nlp.Token, m *models) map[string]*labelEvidence {
 		}
 	}
 	if m != nil {
-		if g := gateStrength * m.leisureShare(toks); g > 0 {
-			for _, l := range gatedLabels {
-				if e := ev[l]; e != nil {
-					e.score *= 1 - g
-				}
-			}
-		}
+		m.gate(ev, toks)
 		if s, sv := m.hateEvidence(toks); s > 0 {
 			e := get(HateSpeech)
 			e.score += s

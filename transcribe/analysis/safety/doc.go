@@ -67,12 +67,17 @@
 //   - profanity is any word of github.com/TwiN/go-away's list as the
 //     profanity filter matches it (textfmt.ProfanityFilter.IsProfane),
 //     except the sexual and anatomical words (which count for
-//     pornography), plus mild curses, and words filter_profanity masked
-//     ("s***");
+//     pornography), words news uses plainly ("queer", "rape", golf
+//     "balls") and, in cased text, a word that is part of a name ("Dick
+//     Pound", "Alan Cumming"), plus mild curses, and words
+//     filter_profanity masked ("s***");
 //   - the context gate (learned, see "Learned models"): in a stretch the
 //     context model reads as sport, arts, tech or lifestyle, the evidence
 //     of crime_violence, health_issues, weapons and terrorism is weakened
-//     ("a shot at goal", "a knee injury", a computer "virus");
+//     ("a shot at goal", "a knee injury", a computer "virus"), and that of
+//     every other topical label unless the stretch is about it (a drugs
+//     test named in a match report, a company's earnings in a phone
+//     story);
 //   - hate speech is also what the hate speech model (learned) finds.
 //
 // A label's evidence e becomes confidence 1 - exp(-e/Scale) with Scale
@@ -101,14 +106,19 @@
 //     probability of eight domains: sport, arts, tech, lifestyle (style,
 //     home, food, travel), news, business, health and science, learned
 //     from the train parts of BBC News and the HuffPost News Category
-//     Dataset. With leisure the probability of the first four together,
-//     the evidence of crime_violence, health_issues, weapons and
-//     terrorism is multiplied by 1 - 0.7 × max(0, 2 × leisure - 1): a
+//     Dataset. With leisure the probability of the first four together
+//     and g = max(0, 2 × leisure - 1), the evidence of crime_violence,
+//     health_issues, weapons and terrorism is multiplied by 1 - g: a
 //     stretch that is clearly about a game, a film or a gadget needs much
 //     more evidence before its "shot", "attack", "injury" or "virus" is
-//     read literally; a stretch with no clear domain is not touched.
-//     Accidents, drugs, alcohol and disasters are not gated: leisure
-//     stories name them literally (a fall at home, doping, a wine);
+//     read literally; a stretch with no clear domain is not touched. The
+//     evidence of the other topical labels (all but profanity and
+//     hate_speech) and of negative_news's event cues is multiplied by
+//     1 - g × (1 - c), where c, the label's centrality, is its evidence
+//     per content word over 0.6, capped at 1: a stretch about porn, wine
+//     or a bet keeps its label in any domain, a passing mention in a
+//     sports or arts story does not (models.go, gate; chosen on the
+//     train and dev parts only);
 //   - the hate speech model (data/hate.lr.gz, logistic regression of
 //     package safety/lr over words and word pairs, 4,656 weights) gives a
 //     stretch's probability of hate speech, learned from the train part
@@ -132,7 +142,7 @@
 //	Davidson et al. tweets, fixed test part (2,484; never tuned on)
 //	                          ours               lexicon alone       keywords
 //	profanity (gold: offensive or hate)
-//	                          P 99.1%  R 82.9%   P 99.1%  R 82.9%    P 99.0%  R 83.3%
+//	                          P 99.2%  R 82.7%   P 99.2%  R 82.7%    P 99.0%  R 83.3%
 //	hate_speech (152 gold)    P 35.7%  R 39.5%   P 50.0%  R 0.7%     P 0%     R 0%
 //	committed sample (552: all 152 hate, 200 offensive, 200 neither)
 //	hate_speech               P 84.5%  R 39.5%   P 100%   R 0.7%     P 100%   R 0%
@@ -140,17 +150,21 @@
 //	neutral news, labels ≥ 0.5   any / non-financial / figurative (crime_violence,
 //	                             health_issues, weapons, terrorism)
 //	BBC sport, tech, entertainment paragraphs, test part (1,088)
-//	  ours             17.6% / 14.4% /  4.0%
-//	  lexicon alone    27.9% / 25.2% / 17.2%
+//	  ours              3.4% /  3.2% /  2.1%
+//	  lexicon alone    27.6% / 24.8% / 17.2%
 //	  keywords         40.2% / 33.7% / 23.7%
 //	HuffPost neutral classes, test part (292)
-//	  ours             19.5% / 19.2% /  7.5%
-//	  lexicon alone    27.7% / 27.4% / 16.8%
+//	  ours             11.6% / 11.6% /  6.2%
+//	  lexicon alone    26.0% / 25.7% / 16.8%
 //	  keywords         37.3% / 34.2% / 20.2%
 //
 // Before the learned models and the stemming fixes below, the figures
 // were hate_speech P 50.0% R 0.7% and any label on 28.8% (BBC) and 28.4%
-// (HuffPost) of neutral texts.
+// (HuffPost) of neutral texts; before the gate covered every topical
+// label (and the profanity exceptions), 17.6% / 14.4% / 4.0% (BBC) and
+// 19.5% / 19.2% / 7.5% (HuffPost), profanity P 99.1% R 82.9%. On the
+// train and dev parts, where the gate was chosen, the BBC rate is 2.0%
+// and the HuffPost one 8.4%.
 //
 // What counts as neutral: a story's class tells what it is about as a
 // whole, not that no paragraph touches a label. A company's quarterly
@@ -166,13 +180,13 @@
 // Davidson et al.'s own classifier reports precision 44% at recall 61%
 // for this class: most tweets with slurs are annotated offensive, not
 // hate, and telling them apart needs more than words and word pairs);
-// at most 2% of neutral news labelled: not met, by 12 to 17 points for
-// any non-financial label and 2 to 5 points for the figurative labels.
-// The remaining alarms on BBC paragraphs are mostly literal (company
-// figures, bookmakers' odds, doping, the 2004 tsunami's charity
-// concerts, a burglary at a singer's home) and partly lexicon words in
-// other senses ("crack the formula", "Sex and the City", "shots" on
-// goal read as alcohol). The stemming fixes: "stoned" (Joss Stone, the
+// at most 2% of neutral news labelled: not met, by 1.4 points on BBC
+// and 9.6 on HuffPost. The remaining BBC alarms are mostly stories that
+// are about a label (a murder trial, a star's arrest, violent games and
+// a stabbing); most HuffPost ones are literal too and come from its
+// parenting, religion and education classes, which the context model
+// does not know (no domain: the gate does not act) and whose stories
+// speak of COVID-19, racism or abortion. The stemming fixes: "stoned" (Joss Stone, the
 // Rolling Stones), "keyed" (Alicia Keys), "joint" (jointly) and
 // "animals" (animated) are exact-word terms now, found on the BBC dev
 // part.
@@ -188,9 +202,9 @@
 // ./transcribe/analysis/safety` prints them, per label too:
 //
 //	set                                           precision   recall
-//	dev (tuned on), reference text                  100.0%     98.3%
-//	held-out, reference text                         92.5%     96.1%  (targets 90%, 80%)
-//	held-out, flite + pocketsphinx (WER 17.6%)       93.1%     87.0%  (floors 80%, 60%)
+//	dev (tuned on), reference text                  100.0%     96.6%
+//	held-out, reference text                         92.4%     94.8%  (targets 90%, 80%)
+//	held-out, flite + pocketsphinx (WER 17.6%)       92.6%     81.8%  (floors 80%, 60%)
 //
 // History, for honesty: after the first round of tuning the held-out set
 // measured 89.0% precision and 94.8% recall; a second dev round followed
@@ -202,7 +216,11 @@
 // Nothing else was changed after the held-out measurement. The learned models
 // (above) left the held-out figures unchanged; on the dev set the context
 // gate costs two health_issues (falls at work that the context model reads
-// as leisure text), 100% before. The remaining
+// as leisure text), 100% before; the gate over every topical label
+// costs the same two falls their accidents label too on dev (98.3% to
+// 96.6%) and one held-out label (96.1% to 94.8%; 87.0% to 81.8% on
+// recognized speech, where shorter, misheard segments leave less
+// evidence to outweigh the gate). The remaining
 // held-out errors are mentions that read as another label out of context
 // (an explosion or a crash in a terrorism story counted as an accident,
 // a drug story's "surgery" or "chronic pain" as health issues, "homeless"

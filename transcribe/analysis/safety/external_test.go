@@ -205,11 +205,10 @@ var neutralClasses = []string{"Sports", "Technology&Computing", "Entertainment",
 //
 //   - any: any label ≥ 0.5 (the issue's figure, strict);
 //   - non-financial: any label but financials;
-//   - figurative: crime_violence, health_issues, weapons or terrorism,
-//     the labels that sport, arts, tech and lifestyle stories use words
-//     of figuratively ("a shot at goal", "a knee injury", "a computer
+//   - figurative: crime_violence, health_issues, weapons or terrorism
+//     (figurativeLabels), the labels that sport, arts, tech and
+//     lifestyle stories use words of figuratively ("a shot at goal", "a knee injury", "a computer
 //     virus"); these should be near zero.
-var figurativeLabels = []string{CrimeViolence, HealthIssues, Weapons, Terrorism}
 
 // alarms counts the texts with any label, any label but financials,
 // and any figurative label, at confidence ≥ 0.5, and the labels given.
@@ -295,6 +294,6 @@ func TestNeutralNews(t *testing.T) {
 // Regression guards for the measured rates (doc.go), in tenths of a
 // percent: non-financial and figurative.
 var (
-	neutralHuffPostCeiling = alarms{nonFin: 210, fig: 90}
-	neutralBBCCeiling      = alarms{nonFin: 160, fig: 50}
+	neutralHuffPostCeiling = alarms{nonFin: 125, fig: 70}
+	neutralBBCCeiling      = alarms{nonFin: 40, fig: 25}
 )
