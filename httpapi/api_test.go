@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -22,18 +21,7 @@ import (
 )
 
 // wavBytes is a 16 kHz mono WAV of seconds of a 300 Hz tone.
-func wavBytes(t testing.TB, seconds float64) []byte {
-	n := int(seconds * 16000)
-	pcm := &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{make([]int16, n)}}
-	for i := range pcm.Channels[0] {
-		pcm.Channels[0][i] = int16(8000 * math.Sin(2*math.Pi*300*float64(i)/16000))
-	}
-	var b bytes.Buffer
-	if err := media.WriteWAV(&b, pcm); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
+func wavBytes(t testing.TB, seconds float64) []byte { return transcribetest.ToneWAV(seconds) }
 
 type fixture struct {
 	srv  *httptest.Server

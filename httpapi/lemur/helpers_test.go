@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -208,18 +207,7 @@ func newEnv(t *testing.T, chat *chatServer, edit func(*lemur.Config)) *env {
 }
 
 // wav is seconds of a 300 Hz tone, 16 kHz mono.
-func wav(t testing.TB, seconds float64) []byte {
-	n := int(seconds * 16000)
-	pcm := &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{make([]int16, n)}}
-	for i := range pcm.Channels[0] {
-		pcm.Channels[0][i] = int16(8000 * math.Sin(2*math.Pi*300*float64(i)/16000))
-	}
-	var b bytes.Buffer
-	if err := media.WriteWAV(&b, pcm); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
+func wav(t testing.TB, seconds float64) []byte { return transcribetest.ToneWAV(seconds) }
 
 // transcript submits seconds of audio through the SDK and waits for the
 // transcript to complete.

@@ -1,12 +1,10 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -46,7 +44,7 @@ func newFixtureWith(t testing.TB, edit func(*transcribe.Config)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{svc: svc, wav: toneWAV(t, 3)}
+	f := &fixture{svc: svc, wav: transcribetest.ToneWAV(3)}
 	f.srv = httptest.NewUnstartedServer(nil)
 	urls, err := httpapi.NewURLs("http://"+f.srv.Listener.Addr().String(), nil)
 	if err != nil {
@@ -99,17 +97,4 @@ func (f *fixture) do(t testing.TB, method, path, key string, body io.Reader) res
 		t.Fatal(err)
 	}
 	return resp{status: res.StatusCode, body: b}
-}
-
-// toneWAV is a 16 kHz mono WAV of seconds of a 300 Hz tone.
-func toneWAV(t testing.TB, seconds float64) []byte {
-	pcm := &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{make([]int16, int(seconds*16000))}}
-	for i := range pcm.Channels[0] {
-		pcm.Channels[0][i] = int16(8000 * math.Sin(2*math.Pi*300*float64(i)/16000))
-	}
-	var b bytes.Buffer
-	if err := media.WriteWAV(&b, pcm); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }
