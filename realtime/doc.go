@@ -248,4 +248,11 @@
 // one reading goroutine and one goroutine that feeds the session and
 // writes its messages, so recognition of a connection's audio is
 // sequential and messages keep their order.
+//
+// # Dependencies
+//
+// Beyond the standard library and coder/websocket, realtime uses
+// golang.org/x/sys/unix for one call: clock_gettime of the calling
+// thread's CPU time (cpu_linux.go), which the load admission charges to
+// each session; the standard library has no thread CPU clock.
 package realtime

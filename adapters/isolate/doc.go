@@ -159,4 +159,10 @@
 //
 // A Recognizer is safe for concurrent use. A Stream is not (as
 // transcribe.Stream). Register and Main are meant for program start-up.
+//
+// # Dependencies
+//
+// golang.org/x/sys/unix names the signal that ended a crashed worker
+// (unix.SignalName) in the error and log line; the standard library has
+// no signal-name table.
 package isolate

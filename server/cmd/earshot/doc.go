@@ -1,6 +1,6 @@
 // Command earshot is Earshot's command-line client and server:
 //
-//	go install github.com/earshot-dev/earshot/server/cmd/earshot@latest
+//	go install ./server/cmd/earshot   (from a clone of the repository)
 //
 // # Commands
 //
