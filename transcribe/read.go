@@ -2,7 +2,6 @@ package transcribe
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -100,16 +99,4 @@ func (s *Service) dropArtifacts(ctx context.Context, id string, as []Artifact) {
 			s.log.Error("deleting artifact", "id", id, "kind", a.Kind, "err", err)
 		}
 	}
-}
-
-// SetWebhookStatus records the last HTTP status code a webhook delivery
-// got (webhook_status_code). It is plain metadata of the record: nothing is
-// unsealed or resealed. Unknown transcripts are not an error (the
-// transcript may have been deleted meanwhile).
-func (s *Service) SetWebhookStatus(ctx context.Context, id string, code int) error {
-	err := s.cfg.Store.SetWebhookStatus(ctx, id, code)
-	if errors.Is(err, ErrNotFound) {
-		return nil
-	}
-	return err
 }
