@@ -1,23 +1,33 @@
 package transcribetest
 
 import (
-	"bytes"
+	"encoding/binary"
 	"math"
-
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/media"
 )
 
 // ToneWAV is a 16 kHz mono 16-bit WAV of seconds of a 300 Hz tone: audio
-// that decodes, for tests and examples whose recognizer is scripted.
+// that decodes, for tests and examples whose recognizer is scripted. (The
+// header is written here rather than by transcribe/media, whose own tests
+// import this package.)
 func ToneWAV(seconds float64) []byte {
-	pcm := &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{make([]int16, int(seconds*16000))}}
-	for i := range pcm.Channels[0] {
-		pcm.Channels[0][i] = int16(8000 * math.Sin(2*math.Pi*300*float64(i)/16000))
+	const rate = 16000
+	n := int(seconds * rate)
+	b := make([]byte, 44+2*n)
+	copy(b[0:], "RIFF")
+	binary.LittleEndian.PutUint32(b[4:], uint32(36+2*n))
+	copy(b[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(b[16:], 16)     // fmt chunk size
+	binary.LittleEndian.PutUint16(b[20:], 1)      // PCM
+	binary.LittleEndian.PutUint16(b[22:], 1)      // mono
+	binary.LittleEndian.PutUint32(b[24:], rate)   // sample rate
+	binary.LittleEndian.PutUint32(b[28:], 2*rate) // byte rate
+	binary.LittleEndian.PutUint16(b[32:], 2)      // block align
+	binary.LittleEndian.PutUint16(b[34:], 16)     // bits per sample
+	copy(b[36:], "data")
+	binary.LittleEndian.PutUint32(b[40:], uint32(2*n))
+	for i := range n {
+		v := int16(8000 * math.Sin(2*math.Pi*300*float64(i)/rate))
+		binary.LittleEndian.PutUint16(b[44+2*i:], uint16(v))
 	}
-	var b bytes.Buffer
-	if err := media.WriteWAV(&b, pcm); err != nil {
-		panic(err) // writing to memory does not fail
-	}
-	return b.Bytes()
+	return b
 }
