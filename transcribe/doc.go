@@ -48,17 +48,18 @@
 // and URLs are never written in clear; the list fields (audio_url, error)
 // are sealed apart, so a list page never opens whole transcripts.
 //
-// Reads: ReadJSON (GET /v2/transcript/{id}) decrypts the transcript's
-// wire form, rendered when it last changed, into a reused buffer and
-// splices in the status and webhook status the Store holds now. With a
-// ReadStore the sealed record comes from a bounded cache of sealed
-// records (readcache.go) once the Store has confirmed, in the same read,
-// that the record's sealed summary is still the cached one (Data and
-// Summary are sealed together with fresh nonces and written in one
-// statement, so this holds across processes). With a PageStore a list
-// page reads the six fields of its entries alone (ListPage), and the
-// summaries are opened into reused buffers. Every read still checks the
-// project on the Store's record and decrypts what it serves.
+// Reads: ReadJSON (GET /v2/transcript/{id}) serves the transcript's
+// wire form, rendered and sealed when it last changed, with the status
+// and webhook status the Store holds now spliced in. With a ReadStore the
+// wire form comes from a bounded in-memory cache of opened records
+// (readcache.go: decrypted, never written anywhere) once the Store has
+// confirmed, in the same read, that the record's sealed summary is still
+// the one it was opened under (Data and Summary are sealed together with
+// fresh nonces and written in one statement, so this holds across
+// processes); otherwise it is decrypted into a reused buffer. With a
+// PageStore a list page reads the six fields of its entries alone
+// (ListPage), and the summaries are opened into reused buffers. Every
+// read still checks the project on the Store's record of that read.
 //
 // Engines: Config.Engines names the speech engines; a request's
 // speech_model (or, failing that, the first of speech_models the Service

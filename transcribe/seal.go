@@ -1,16 +1,11 @@
 package transcribe
 
 import (
-	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // state is the unsealed form of Record.Data: the transcript and what only
@@ -164,138 +159,6 @@ func (s *Service) unseal(rec *Record) (*job, error) {
 		t.WebhookStatusCode = &c
 	}
 	return &job{rec: rec, st: st}, nil
-}
-
-// GetJSON returns the project's transcript in its wire form (what Get
-// returns, marshalled), or an error wrapping ErrNotFound: ReadJSON's
-// bytes, copied.
-func (s *Service) GetJSON(ctx context.Context, projectID, id string) ([]byte, error) {
-	var out []byte
-	err := s.ReadJSON(ctx, projectID, id, func(b []byte) { out = bytes.Clone(b) })
-	return out, err
-}
-
-// ReadJSON calls write with the project's transcript in its wire form
-// (what Get returns, marshalled), or returns an error wrapping
-// ErrNotFound. The bytes are valid during the call alone. It costs one
-// Store read, one decryption into a reused buffer, and nothing else when
-// the transcript has not changed since it was rendered: the bytes
-// rendered then, with the status and webhook_status_code the Store holds
-// now spliced in, are written as they are. With a ReadStore the sealed
-// transcript itself comes from the Service's cache of sealed records
-// once the Store has confirmed it is still the stored one (see
-// sealedCache), so a repeated GET reads the record's metadata alone.
-func (s *Service) ReadJSON(ctx context.Context, projectID, id string, write func([]byte)) error {
-	if uuid.Validate(id) != nil {
-		return fmt.Errorf("transcript %q: %w", id, ErrNotFound)
-	}
-	rec, data, err := s.readSealed(ctx, id)
-	if err != nil {
-		return err
-	}
-	if rec.ProjectID != projectID {
-		return fmt.Errorf("transcript %q: %w", id, ErrNotFound)
-	}
-	buf := getBuf(len(data))
-	defer putBuf(buf)
-	b, err := s.cipher.openTo((*buf)[:0], rec.ID, data)
-	if err != nil {
-		return err
-	}
-	*buf = b[:0] // a grown buffer goes back to the pool
-	if _, pub, ok := splitV2(b); ok {
-		if pub == nil {
-			return fmt.Errorf("transcribe: corrupt record %s", rec.ID)
-		}
-		spliced := getBuf(len(pub) + 32)
-		defer putBuf(spliced)
-		if out, ok := splice((*spliced)[:0], pub, rec); ok {
-			write(out)
-			return nil
-		}
-	}
-	// A version 1 record (or one splice cannot read) is decoded.
-	j, err := s.unseal(&Record{ID: rec.ID, ProjectID: rec.ProjectID, Status: rec.Status, Deleted: rec.Deleted,
-		Created: rec.Created, Completed: rec.Completed, WebhookStatus: rec.WebhookStatus, Data: data})
-	if err != nil {
-		return err
-	}
-	out, err := json.Marshal(j.st.T.Public())
-	if err != nil {
-		return err
-	}
-	write(out)
-	return nil
-}
-
-// readSealed reads record id and its sealed Data, which the caller must
-// not modify (it may be the cache's).
-func (s *Service) readSealed(ctx context.Context, id string) (*Record, []byte, error) {
-	rs, ok := s.cfg.Store.(ReadStore)
-	if !ok {
-		rec, err := s.cfg.Store.Get(ctx, id)
-		if err != nil {
-			return nil, nil, err
-		}
-		return rec, rec.Data, nil
-	}
-	var have []byte
-	e := s.reads.get(id)
-	if e != nil {
-		have = e.summary
-	}
-	rec, err := rs.GetUnlessSummary(ctx, id, have)
-	if err != nil {
-		return nil, nil, err
-	}
-	if rec.Data == nil && e != nil && len(have) > 0 {
-		return rec, e.data, nil
-	}
-	// Stores hand out records they keep no reference to: the cache owns
-	// these bytes from now on.
-	s.reads.put(id, rec.Summary, rec.Data)
-	return rec, rec.Data, nil
-}
-
-// splice returns pub with the status and webhook_status_code of rec
-// (pub itself when they are the ones it has, else appended to dst). The
-// wire form starts {"id":"<id>","status":"<status>", and the key
-// "webhook_status_code" occurs once, at the top level near the end (inside strings a
-// quote is escaped, so the raw key cannot appear there).
-func splice(dst, pub []byte, rec *Record) ([]byte, bool) {
-	const statusKey = `,"status":"`
-	const hookKey = `,"webhook_status_code":`
-	i := bytes.Index(pub[:min(len(pub), 64+len(statusKey))], []byte(statusKey))
-	if i < 0 || i > 64 {
-		return nil, false
-	}
-	sv := i + len(statusKey)
-	se := bytes.IndexByte(pub[sv:], '"')
-	// The key comes after the words and results, near the end: search
-	// from there (it occurs once, so the last is the one).
-	h := bytes.LastIndex(pub, []byte(hookKey))
-	if se < 0 || h < sv {
-		return nil, false
-	}
-	se += sv
-	hv := h + len(hookKey)
-	he := hv
-	for he < len(pub) && pub[he] != ',' && pub[he] != '}' {
-		he++
-	}
-	code := "null"
-	if rec.WebhookStatus != 0 && !rec.Deleted {
-		code = strconv.Itoa(rec.WebhookStatus)
-	}
-	if string(pub[sv:se]) == string(rec.Status) && string(pub[hv:he]) == code {
-		return pub, true // unchanged since it was rendered: no copy
-	}
-	out := append(dst, pub[:sv]...)
-	out = append(out, rec.Status...)
-	out = append(out, pub[se:hv]...)
-	out = append(out, code...)
-	out = append(out, pub[he:]...)
-	return out, true
 }
 
 // summaryBufs are the buffers a list page opens its summaries with,

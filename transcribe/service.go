@@ -141,7 +141,7 @@ func (c *Config) validate() error {
 type Service struct {
 	cfg     Config
 	cipher  *Cipher
-	reads   *sealedCache // sealed records of recent GETs (readcache.go)
+	reads   *readCache // opened records of recent GETs (readcache.go)
 	engines *engines
 	// ownTemp: TempDir was given, so Start may sweep it.
 	ownTemp bool
@@ -224,7 +224,7 @@ func NewService(cfg Config) (*Service, error) {
 		cfg.WorkerID = uuid.NewString()
 	}
 	s := &Service{
-		cfg: cfg, cipher: c, reads: newSealedCache(DefaultReadCacheBytes), engines: engs, ownTemp: ownTemp, log: cfg.Logger, now: cfg.Now,
+		cfg: cfg, cipher: c, reads: newReadCache(DefaultReadCacheBytes), engines: engs, ownTemp: ownTemp, log: cfg.Logger, now: cfg.Now,
 		jobs: JobQueue(cfg.Store),
 	}
 	s.run = s.newRunner()

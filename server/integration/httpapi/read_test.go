@@ -4,12 +4,8 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"runtime"
 	"testing"
-
-	"github.com/earshot-dev/earshot/storage/sqlite"
-	"github.com/earshot-dev/earshot/transcribe"
 )
 
 // TestGetAllocationBudget: a GET of a 162 KB transcript allocates a small
@@ -48,47 +44,42 @@ func TestGetAllocationBudget(t *testing.T) {
 }
 
 // TestGetSeesOtherProcessWrites: two servers (processes) on one SQLite
-// file. One serves a transcript (from its cache of sealed records from
-// the second GET on); the other deletes it; the first serves the deleted
-// form at once, byte for byte what the second serves.
+// file or PostgreSQL database. One serves a transcript (from its cache of
+// opened records from the second GET on); the other deletes it; the
+// first serves the deleted form at once, byte for byte what the second
+// serves.
 func TestGetSeesOtherProcessWrites(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "earshot.db")
-	key := transcribe.NewKey()
-	open := func() transcribe.Store {
-		s, err := sqlite.Open(sqlite.Config{Path: path})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	withKey := func(c *transcribe.Config) { c.Key = key }
-	a, ids := readFixture(t, open(), 1, small, withKey)
-	b, _ := readFixture(t, open(), 0, small, withKey)
-	path0 := "/v2/transcript/" + ids[0]
-	first := a.do(t, "GET", path0, "k1", nil)
-	for range 3 {
-		if again := a.do(t, "GET", path0, "k1", nil); again.status != 200 || !bytes.Equal(again.body, first.body) {
-			t.Fatalf("GET again: %d %s", again.status, again.body)
-		}
-	}
-	if other := b.do(t, "GET", path0, "k1", nil); !bytes.Equal(other.body, first.body) {
-		t.Fatalf("the other process serves\n%s\nwant\n%s", other.body, first.body)
-	}
-	if del := b.do(t, "DELETE", path0, "k1", nil); del.status != 200 {
-		t.Fatalf("DELETE: %d %s", del.status, del.body)
-	}
-	want := b.do(t, "GET", path0, "k1", nil)
-	got := a.do(t, "GET", path0, "k1", nil)
-	if got.status != 200 || !bytes.Equal(got.body, want.body) || bytes.Equal(got.body, first.body) {
-		t.Fatalf("after the other process deleted it: %d\n%s\nwant\n%s", got.status, got.body, want.body)
-	}
-	if m := got.json(t); m["is_deleted"] != true || m["words"] != nil {
-		t.Errorf("deleted transcript still has content: %s", got.body)
-	}
-	if other := a.do(t, "GET", path0, "k2", nil); other.status != 404 {
-		t.Errorf("another project's key: %d %s", other.status, other.body)
+	for _, kind := range stores {
+		t.Run(kind, func(t *testing.T) {
+			start := processes(t, kind)
+			a, b := start(2), start(-1)
+			ids := completed(t, a, "p1", 1)
+			path0 := "/v2/transcript/" + ids[0]
+			first := a.do(t, "GET", path0, "k1", nil)
+			for range 3 {
+				if again := a.do(t, "GET", path0, "k1", nil); again.status != 200 || !bytes.Equal(again.body, first.body) {
+					t.Fatalf("GET again: %d %s", again.status, again.body)
+				}
+			}
+			if other := b.do(t, "GET", path0, "k1", nil); !bytes.Equal(other.body, first.body) {
+				t.Fatalf("the other process serves\n%s\nwant\n%s", other.body, first.body)
+			}
+			if del := b.do(t, "DELETE", path0, "k1", nil); del.status != 200 {
+				t.Fatalf("DELETE: %d %s", del.status, del.body)
+			}
+			want := b.do(t, "GET", path0, "k1", nil)
+			got := a.do(t, "GET", path0, "k1", nil)
+			if got.status != 200 || !bytes.Equal(got.body, want.body) || bytes.Equal(got.body, first.body) {
+				t.Fatalf("after the other process deleted it: %d\n%s\nwant\n%s", got.status, got.body, want.body)
+			}
+			if m := got.json(t); m["is_deleted"] != true || m["words"] != nil {
+				t.Errorf("deleted transcript still has content: %s", got.body)
+			}
+			if other := a.do(t, "GET", path0, "k2", nil); other.status != 404 {
+				t.Errorf("another project's key: %d %s", other.status, other.body)
+			}
+		})
 	}
 }
 
