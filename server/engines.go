@@ -15,7 +15,73 @@ import (
 	"github.com/earshot-dev/earshot/adapters/whispercpp"
 	"github.com/earshot-dev/earshot/realtime"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/media"
 )
+
+// localEngines are the engines this process runs itself: pocketsphinx
+// for batch jobs and, in a pool of its own, for streaming sessions; and
+// the media decoder (ffmpeg) that turns uploads into audio.
+type localEngines struct {
+	decoders      int // batch decoders: batchDecoders
+	batch, stream localEngine
+	media         *media.Decoder
+}
+
+// openLocalEngines starts pocketsphinx (pocketsphinxEngines) and loads
+// one batch decoder now, so that a missing library or model fails at
+// start-up with the packages to install, not on the first job; then makes
+// the media decoder (EARSHOT_MAX_DURATION).
+func openLocalEngines(ctx context.Context, cfg *Config, log *slog.Logger) (*localEngines, error) {
+	l := &localEngines{decoders: batchDecoders(cfg)}
+	var err error
+	if l.batch, l.stream, err = pocketsphinxEngines(cfg, l.decoders, log); err != nil {
+		return nil, err
+	}
+	if err := l.batch.Warm(ctx, 1); err != nil {
+		l.close()
+		return nil, err
+	}
+	if l.media, err = media.NewDecoder(media.Config{MaxDuration: cfg.MaxDuration}); err != nil {
+		l.close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// close stops the engines' decoders (their worker processes), streaming
+// first.
+func (l *localEngines) close() {
+	l.stream.Close()
+	l.batch.Close()
+}
+
+// batchDecoders is EARSHOT_DECODERS, or EARSHOT_WORKERS by default; 0
+// means one per CPU in both.
+func batchDecoders(cfg *Config) int {
+	if cfg.Decoders != 0 {
+		return cfg.Decoders
+	}
+	return cfg.Workers
+}
+
+// engineSet is what the Services and realtime transcribe with.
+type engineSet struct {
+	list   []transcribe.Engine         // the engines speech_model chooses from, the default first
+	stream transcribe.StreamRecognizer // the streaming pool
+}
+
+// openEngines counts the local pools in the metrics (ops.pool; as they
+// are without) and adds the remote engines configured (buildEngines),
+// the default first.
+func openEngines(cfg *Config, local *localEngines, ops *ops) (*engineSet, error) {
+	batch := ops.pool("batch", local.decoders, local.batch)
+	stream := ops.pool("stream", streamSessions(cfg), local.stream)
+	list, err := buildEngines(cfg, batch, ops.serverHook)
+	if err != nil {
+		return nil, err
+	}
+	return &engineSet{list: list, stream: stream}, nil
+}
 
 // buildEngines returns the configured speech engines, the default first:
 // pocketsphinx (always; it also serves streaming), whisper.cpp servers

@@ -60,6 +60,49 @@ func (r *region) where(cfg *Config) []any {
 	return out
 }
 
+// stores are the regions' storage: the main region's always, the EU
+// region's (nil without it) with EARSHOT_EU_ADDR.
+type stores struct {
+	main, eu *region
+}
+
+// openStores opens the main region's storage in the data directory
+// (EARSHOT_DATABASE_SCHEMA, EARSHOT_S3_BUCKET and EARSHOT_S3_PREFIX with a
+// database and S3), and with EARSHOT_EU_ADDR the EU region's in its eu
+// subdirectory (EARSHOT_EU_DATABASE_SCHEMA, EARSHOT_EU_S3_BUCKET,
+// EARSHOT_EU_S3_PREFIX). See openRegion.
+func openStores(ctx context.Context, cfg *Config, log *slog.Logger) (*stores, error) {
+	main, err := openRegion(ctx, cfg, "", cfg.Data, cfg.DatabaseSchema, cfg.S3Bucket, cfg.S3Prefix, log)
+	if err != nil {
+		return nil, err
+	}
+	s := &stores{main: main}
+	if cfg.EUAddr != "" {
+		s.eu, err = openRegion(ctx, cfg, "eu", filepath.Join(cfg.Data, "eu"), cfg.EUDatabaseSchema, cfg.EUS3Bucket, cfg.EUS3Prefix, log)
+		if err != nil {
+			main.close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// all is the open regions, the main one first.
+func (s *stores) all() []*region {
+	if s.eu == nil {
+		return []*region{s.main}
+	}
+	return []*region{s.main, s.eu}
+}
+
+// close closes the regions' storage, the EU region's first.
+func (s *stores) close() {
+	if s.eu != nil {
+		s.eu.close()
+	}
+	s.main.close()
+}
+
 // openRegion opens the store and blob store of a region: PostgreSQL
 // (schema) or SQLite (dir/earshot.db); S3 (bucket, prefix) or files
 // (dir/blobs). dir is inside the data directory, which this process holds
