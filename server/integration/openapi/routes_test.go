@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -124,5 +126,87 @@ func TestHTTPAPIRoutesAreDocumented(t *testing.T) {
 			continue
 		}
 		t.Errorf("the document describes %s; httpapi does not register it", path)
+	}
+}
+
+// TestRoutesMatchDocument checks that every method the document lists on
+// each path is served (not the unknown-path 404, not 405), and that every
+// other method gets what the path's x-earshot-other-methods says: 405 with
+// an Allow header naming exactly the documented methods, or the 404 or 426
+// it names. An unknown path is the documented 404.
+func TestRoutesMatchDocument(t *testing.T) {
+	t.Parallel()
+	s := loadSpec(t)
+	srv := newServer(t, serverOptions{})
+	methods := []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+	for path, item := range s.model.Paths.PathItems.FromOldest() {
+		target := strings.NewReplacer("{id}", "6f1c2c1e-8d7f-4f59-9a57-1b1a5b0d1d1d", "{format}", "srt", "{sig}", "00",
+			"{session_id}", "6f1c2c1e-8d7f-4f59-9a57-1b1a5b0d1d1e").Replace(path)
+		var documented []string
+		for m := range item.GetOperations().KeysFromOldest() {
+			documented = append(documented, strings.ToUpper(m))
+		}
+		sort.Strings(documented)
+		other, _ := s.raw["paths"].(map[string]any)[path].(map[string]any)["x-earshot-other-methods"].(map[string]any)
+		for _, m := range methods {
+			r, _ := http.NewRequest(m, srv.url+target, strings.NewReader("{}"))
+			r.Header.Set("Authorization", key1)
+			res, err := http.DefaultClient.Do(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if slices.Contains(documented, m) {
+				if res.StatusCode == 405 || (res.StatusCode == 404 && strings.Contains(string(body), "no endpoint")) {
+					t.Errorf("%s %s is documented but not served: %d %s", m, path, res.StatusCode, body)
+				}
+				continue
+			}
+			if other == nil {
+				t.Errorf("%s %s: %d, and the path has no x-earshot-other-methods", m, path, res.StatusCode)
+				continue
+			}
+			want := int(other["status"].(float64))
+			if res.StatusCode != want {
+				t.Errorf("%s %s: %d %s, x-earshot-other-methods says %d", m, path, res.StatusCode, body, want)
+				continue
+			}
+			if want == 426 {
+				continue // text/plain from the WebSocket library
+			}
+			s.schemaCheck(t, "Error", body)
+			if res.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("%s %s: %d with Content-Type %q", m, path, want, res.Header.Get("Content-Type"))
+			}
+			if want == 405 {
+				allow := strings.Split(res.Header.Get("Allow"), ", ")
+				sort.Strings(allow)
+				var doc []string
+				for _, a := range other["allow"].([]any) {
+					doc = append(doc, a.(string))
+				}
+				if !slices.Equal(allow, documented) || !slices.Equal(doc, documented) {
+					t.Errorf("%s %s: Allow %v, x-earshot-other-methods allow %v, documented operations %v", m, path, allow, doc, documented)
+				}
+			}
+		}
+	}
+	for _, key := range []string{"", key1} {
+		r, _ := http.NewRequest("GET", srv.url+"/v2/nothing/here", nil)
+		if key != "" {
+			r.Header.Set("Authorization", key)
+		}
+		res, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		want := int(s.raw["x-earshot-unknown-path"].(map[string]any)["status"].(float64))
+		if res.StatusCode != want || res.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("unknown path: %d %q", res.StatusCode, res.Header.Get("Content-Type"))
+		}
+		s.schemaCheck(t, "Error", body)
 	}
 }
