@@ -5,6 +5,32 @@
 // renders them), so a gRPC front end, a CLI or a queue consumer embeds it
 // as it is.
 //
+// # Who reads what
+//
+// This one package serves four kinds of reader; each needs only its part:
+//   - Embedders (a server or worker of their own): NewService, Config,
+//     Engine, NewKey; Service's Upload, Submit, Get, GetJSON, ReadJSON,
+//     List, Delete, RedactedAudio, Start and Close; SubmitRequest; the
+//     errors ParamError, LimitError, NotReadyError, MediaError, ErrNotFound.
+//     examples/embed is a whole program.
+//   - Wire schema (what the API takes and returns): Transcript,
+//     TranscriptParams and the result types they hold (Word, Utterance,
+//     Chapter, Entity, SentimentResult, AutoHighlightsResult,
+//     ContentSafetyLabelsResult, TopicDetectionResult, ...), and the enums
+//     with their list functions (Status and Statuses, PIIPolicies,
+//     LanguageCodes, SummaryTypes, ...). httpapi renders them.
+//   - Adapter authors: the store contracts Store, UploadStore, ReadStore,
+//     PageStore, JobCounter, IdempotencyStore and LeMURStore with Record,
+//     Upload, ListQuery, Claim and Lease; BlobStore and FileBlobStore; the
+//     engine contracts Recognizer, FileRecognizer, StreamRecognizer,
+//     Stream and Decoder with PCM, Recognition, RecognizeOptions and
+//     RecognizerFeatures; Fetcher; Notifier. transcribe/transcribetest
+//     holds the suites each adapter runs; examples/customstore is one.
+//   - Stage authors: Stage, StageFunc, FallibleStage, PendingStage, Job
+//     (Transcript, LoadAudio, StoreArtifact) and Written;
+//     transcribe/pipeline is the default order; examples/customstage adds
+//     one.
+//
 // Entry points:
 //   - NewService(Config) returns a *Service: Upload (returns an upload id),
 //     Submit (a SubmitRequest: the parameters and an upload id or an
