@@ -137,25 +137,29 @@ func parseExports(out string) map[string]string {
 	return env
 }
 
-// servicesScript finds scripts/services.sh in the module's root, the
-// nearest directory up from the working directory (a test's package)
-// that holds go.mod.
+// servicesScript finds scripts/services.sh at the repository's root: the
+// nearest directory up from the working directory (a test's package) that
+// holds go.work (the workspace of Earshot's modules), or, built outside
+// the workspace, the nearest with go.mod that has the script.
 func servicesScript() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			p := filepath.Join(dir, "scripts", "services.sh")
-			if _, err := os.Stat(p); err != nil {
-				return "", fmt.Errorf("the module root %s has no scripts/services.sh: %v", dir, err)
-			}
+		p := filepath.Join(dir, "scripts", "services.sh")
+		_, work := os.Stat(filepath.Join(dir, "go.work"))
+		_, mod := os.Stat(filepath.Join(dir, "go.mod"))
+		_, script := os.Stat(p)
+		switch {
+		case work == nil && script != nil:
+			return "", fmt.Errorf("the workspace root %s has no scripts/services.sh: %v", dir, script)
+		case (work == nil || mod == nil) && script == nil:
 			return p, nil
 		}
 		up := filepath.Dir(dir)
 		if up == dir {
-			return "", errors.New("no go.mod above the working directory: scripts/services.sh not found")
+			return "", errors.New("no go.work or go.mod with scripts/services.sh above the working directory")
 		}
 		dir = up
 	}
