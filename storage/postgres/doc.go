@@ -136,7 +136,11 @@
 // under the server's current snapshot (pg_current_snapshot, read before
 // the page): the same snapshot later means no transaction has started
 // writing or ended since, in any process, so the page is still current;
-// servers before PostgreSQL 13 are queried every time.
+// servers before PostgreSQL 13 are queried every time. Under load these
+// reads share statements (readbatch.go): a confirmation (a read with a
+// summary) or a snapshot read that comes while one runs joins the next
+// statement, one for all of them, which starts after each was asked for,
+// so no read sees less than a statement of its own would.
 //
 // # Choices
 //

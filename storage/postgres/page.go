@@ -26,7 +26,10 @@ const pageCols = `seq, id, status, created, completed, summary`
 // snapshot, no transaction has started writing or ended since, in any
 // process or database of the server, so the page is still what the
 // query would return; any write changes it. A server that cannot tell
-// (before PostgreSQL 13) is queried every time.
+// (before PostgreSQL 13) is queried every time. Page reads that come
+// while a snapshot is being read share the next read of it (readbatch.go):
+// it starts after each of them was asked for, so it is as fresh as their
+// own.
 func (s *Store) ListPage(ctx context.Context, q transcribe.ListQuery) ([]transcribe.Record, error) {
 	if q.ProjectID == "" {
 		return nil, errors.New("postgres: ListPage: ProjectID is required")
@@ -34,8 +37,7 @@ func (s *Store) ListPage(ctx context.Context, q transcribe.ListQuery) ([]transcr
 	if err := s.checkList(q); err != nil {
 		return nil, err
 	}
-	var ver string
-	verr := s.pool.QueryRow(ctx, `SELECT pg_current_snapshot()::text`).Scan(&ver)
+	ver, verr := s.snapshots.do(ctx, struct{}{}, s.snapshot)
 	if verr == nil {
 		if recs, ok := s.pages.Get(ver, q); ok {
 			return recs, nil
@@ -46,6 +48,21 @@ func (s *Store) ListPage(ctx context.Context, q transcribe.ListQuery) ([]transcr
 		s.pages.Put(ver, q, recs)
 	}
 	return recs, err
+}
+
+// snapshot reads the server's current snapshot once for every page read
+// that asked for it (n of them: ListPage reads it through a batcher, so
+// page reads that come while one runs share the next).
+func (s *Store) snapshot(ctx context.Context, n []struct{}) ([]string, error) {
+	var ver string
+	if err := s.pool.QueryRow(ctx, `SELECT pg_current_snapshot()::text`).Scan(&ver); err != nil {
+		return nil, err
+	}
+	out := make([]string, len(n))
+	for i := range out {
+		out[i] = ver
+	}
+	return out, nil
 }
 
 // listPage reads a page from the database.

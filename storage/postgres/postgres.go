@@ -40,6 +40,10 @@ type Store struct {
 	// pages are ListPage's pages, kept while the snapshot is the same
 	// (page.go).
 	pages pagecache.Cache
+	// reads batches GetUnlessSummary's reads (read.go, readbatch.go),
+	// snapshots ListPage's reads of the snapshot (page.go).
+	reads     batcher[readQuery, *transcribe.Record]
+	snapshots batcher[struct{}, string]
 }
 
 var (
