@@ -132,6 +132,8 @@ type API struct {
 	mux  *http.ServeMux
 	log  *slog.Logger
 	idem idemState
+	// pages are the list pages rendered (list.go).
+	pages renderedPages
 
 	guard *Guard
 }

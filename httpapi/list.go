@@ -78,39 +78,68 @@ func (a *API) list(w http.ResponseWriter, r *http.Request, project string) {
 		}
 		o.ThrottledOnly = b
 	}
-	res, err := a.svc.List(r.Context(), project, o)
+	res, err := a.svc.ReadList(r.Context(), project, o)
 	if err != nil {
 		a.writeErr(w, r, err)
 		return
 	}
-	buf := getPageBuf()
-	defer putPageBuf(buf)
-	body := a.appendPage((*buf)[:0], res, o, createdOn)
-	*buf = body
+	k := pageKey{res: res, o: o, createdOn: createdOn}
+	body := a.pages.get(k)
+	if body == nil {
+		body = a.appendPage(make([]byte, 0, 512+320*len(res.Entries)), res, o, createdOn)
+		a.pages.put(k, body)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
 }
 
-// pageBufs are the buffers list pages are rendered into (a page of 200
-// is some 60 KB), reused from one request to the next; larger than
-// maxPageBuf, one is left to the collector.
-var pageBufs sync.Pool
-
-const maxPageBuf = 1 << 20
-
-func getPageBuf() *[]byte {
-	if p, ok := pageBufs.Get().(*[]byte); ok {
-		return p
-	}
-	b := make([]byte, 0, 64<<10)
-	return &b
+// renderedPages keeps the list pages the API rendered, by the result
+// they were rendered from: Service.ReadList answers with the very result
+// it answered before while the Store answers with the very records (its
+// cache of pages, checked against the database on every read), so a
+// page of an unchanged list is rendered once. The key holds the result,
+// whose address so cannot come back for another. What it holds (entries'
+// audio_url and error, opened) is in memory alone.
+type renderedPages struct {
+	mu    sync.Mutex
+	pages map[pageKey][]byte
+	size  int
 }
 
-func putPageBuf(p *[]byte) {
-	if cap(*p) <= maxPageBuf {
-		pageBufs.Put(p)
+// pageKey is a rendered page's result and query.
+type pageKey struct {
+	res       *transcribe.ListResult
+	o         transcribe.ListOptions
+	createdOn string
+}
+
+// maxRenderedBytes bounds renderedPages; when it is full it starts again
+// empty.
+const maxRenderedBytes = 8 << 20
+
+func (c *renderedPages) get(k pageKey) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pages[k]
+}
+
+// put keeps body, the page of k, which it owns from now on.
+func (c *renderedPages) put(k pageKey, body []byte) {
+	size := len(body) + 128
+	if size > maxRenderedBytes/8 {
+		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pages == nil || c.size+size > maxRenderedBytes {
+		c.pages, c.size = map[pageKey][]byte{}, 0
+	}
+	if old, ok := c.pages[k]; ok {
+		c.size -= len(old) + 128
+	}
+	c.pages[k] = body
+	c.size += size
 }
 
 // appendJSON appends p as encoding/json marshals it, byte for byte, without

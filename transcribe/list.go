@@ -64,10 +64,20 @@ type PageStore interface {
 
 // List returns a page of the project's transcripts, newest first, within
 // Retention. A page costs one Store query and one small decryption per
-// entry, whatever the transcripts hold. Errors: *ParamError for a bad
+// entry, whatever the transcripts hold (none when the Store answers with
+// the records it answered before: see ReadList). Errors: *ParamError for a bad
 // option (limit, status, a cursor that is not one of the project's
 // transcripts).
 func (s *Service) List(ctx context.Context, projectID string, o ListOptions) (*ListResult, error) {
+	res, err := s.list(ctx, projectID, o)
+	if err != nil {
+		return nil, err
+	}
+	return cloneList(res), nil
+}
+
+// list is List, its result shared (ReadList, readlist.go).
+func (s *Service) list(ctx context.Context, projectID string, o ListOptions) (*ListResult, error) {
 	if o.Limit == 0 {
 		o.Limit = DefaultListLimit
 	}
@@ -106,6 +116,10 @@ func (s *Service) List(ctx context.Context, projectID string, o ListOptions) (*L
 		}
 		return nil, err
 	}
+	if res := s.lists.get(projectID, o, recs); res != nil {
+		return res, nil // the very page the Store answered before
+	}
+	page := recs
 	more := len(recs) > o.Limit
 	if more {
 		if o.AfterID != "" {
@@ -135,6 +149,7 @@ func (s *Service) List(ctx context.Context, projectID string, o ListOptions) (*L
 		}
 		res.Newer = res.Entries[0].ID
 	}
+	s.lists.put(projectID, o, page, res)
 	return res, nil
 }
 

@@ -247,3 +247,49 @@ func TestReadCacheBound(t *testing.T) {
 		t.Error("forget kept the entry")
 	}
 }
+
+// pageMapStore answers every page with the records in page, the same
+// slice until the test replaces it (as a Store's cache of pages does).
+type pageMapStore struct {
+	Store
+	page []Record
+}
+
+func (m *pageMapStore) ListPage(context.Context, ListQuery) ([]Record, error) { return m.page, nil }
+
+// TestReadListShared: ReadList answers the very records with the very
+// result (nothing opened again), a new page with a new one; List's
+// results are the caller's to modify.
+func TestReadListShared(t *testing.T) {
+	ms := &pageMapStore{}
+	s, err := NewService(Config{Store: ms, Uploads: nopUploads{}, Blobs: nopBlobs{}, Recognizer: nopRec{}, Decoder: nopDec{}, Key: NewKey(), Workers: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := func(id, url string) Record {
+		return Record{ID: id, Status: StatusCompleted, Created: s.utcNow(),
+			Summary: s.cipher.Seal(summaryAAD(id), summary{AudioURL: url}.encode())}
+	}
+	ms.page = []Record{entry("b", "https://x/b.wav"), entry("a", "https://x/a.wav")}
+	ctx := t.Context()
+	r1, err := s.ReadList(ctx, "p", ListOptions{})
+	if err != nil || len(r1.Entries) != 2 || r1.Entries[0].AudioURL != "https://x/b.wav" {
+		t.Fatalf("ReadList: %+v %v", r1, err)
+	}
+	if r2, _ := s.ReadList(ctx, "p", ListOptions{}); r2 != r1 {
+		t.Error("the same records gave a new result")
+	}
+	if r3, _ := s.ReadList(ctx, "q", ListOptions{}); r3 == r1 {
+		t.Error("another project got the first project's result")
+	}
+	l1, _ := s.List(ctx, "p", ListOptions{})
+	l1.Entries[0].AudioURL = "changed"
+	if l2, _ := s.List(ctx, "p", ListOptions{}); l2.Entries[0].AudioURL != "https://x/b.wav" || r1.Entries[0].AudioURL != "https://x/b.wav" {
+		t.Error("a caller's change to List's result reached the shared one")
+	}
+	ms.page = []Record{entry("c", "https://x/c.wav")}
+	r4, _ := s.ReadList(ctx, "p", ListOptions{})
+	if r4 == r1 || len(r4.Entries) != 1 || r4.Entries[0].AudioURL != "https://x/c.wav" {
+		t.Errorf("a new page: %+v", r4)
+	}
+}

@@ -142,6 +142,7 @@ type Service struct {
 	cfg     Config
 	cipher  *Cipher
 	reads   *readCache // opened records of recent GETs (readcache.go)
+	lists   listCache  // list results of recent pages (readlist.go)
 	engines *engines
 	// ownTemp: TempDir was given, so Start may sweep it.
 	ownTemp bool
