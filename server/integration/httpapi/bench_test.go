@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,7 +29,10 @@ import (
 //	go test -run '^$' -bench 'GetTranscript|ListPage' -benchtime 9x ./httpapi
 //
 // (each of the 9 rounds hammers the API, then the plain handler; the
-// ratio is the median of the rounds', the p99 over all their requests).
+// ratio is the median of the rounds', the p99 over all their requests;
+// api-cpu-µs/req and plain-cpu-µs/req are the medians of this process's
+// CPU time per request, clients included, a steadier figure than rates
+// on a shared machine, without a database server's CPU).
 // The PostgreSQL ones need EARSHOT_TEST_POSTGRES_URL (scripts/services.sh).
 
 // speech returns a scripted recognizer answering n words spread evenly
@@ -129,10 +133,23 @@ func readFixture(b testing.TB, store transcribe.Store, n int, script func([]int1
 	return f, ids
 }
 
-// run is one hammering: its rate and the latencies of its requests.
+// run is one hammering: its rate, the latencies of its requests and the
+// CPU time this process spent per request (server and clients: the
+// same clients for the API and the plain handler, so the difference is
+// the API's; a database server's CPU is not in it).
 type run struct {
 	rate      float64 // requests per second
 	latencies []time.Duration
+	cpu       time.Duration // per request
+}
+
+// cpuTime is the CPU time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // hammer sends requests GETs of url with the key from conc clients at once;
@@ -151,7 +168,7 @@ func hammer(b *testing.B, url, key string, requests, conc, want int) run {
 	}
 	close(next)
 	errs := make(chan error, conc)
-	t0 := time.Now()
+	t0, c0 := time.Now(), cpuTime()
 	for range conc {
 		wg.Add(1)
 		go func() {
@@ -182,13 +199,13 @@ func hammer(b *testing.B, url, key string, requests, conc, want int) run {
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(t0)
+	elapsed, cpu := time.Since(t0), cpuTime()-c0
 	select {
 	case err := <-errs:
 		b.Fatal(err)
 	default:
 	}
-	return run{rate: float64(requests) / elapsed.Seconds(), latencies: lat}
+	return run{rate: float64(requests) / elapsed.Seconds(), latencies: lat, cpu: cpu / time.Duration(requests)}
 }
 
 // plain is the baseline: a bare net/http handler writing body from memory.
@@ -215,6 +232,7 @@ func compare(b *testing.B, f *fixture, path string, requests int) {
 	hammer(b, base, "k1", requests/4, conc, len(first.body))
 	var (
 		ratios, apis, plains []float64
+		apiCPU, plainCPU     []float64
 		apiLat, plainLat     []time.Duration
 	)
 	b.ResetTimer()
@@ -223,6 +241,7 @@ func compare(b *testing.B, f *fixture, path string, requests int) {
 		pl := hammer(b, base, "k1", requests, conc, len(first.body))
 		ratios, apis, plains = append(ratios, api.rate/pl.rate), append(apis, api.rate), append(plains, pl.rate)
 		apiLat, plainLat = append(apiLat, api.latencies...), append(plainLat, pl.latencies...)
+		apiCPU, plainCPU = append(apiCPU, float64(api.cpu.Microseconds())), append(plainCPU, float64(pl.cpu.Microseconds()))
 	}
 	b.ReportMetric(medianOf(apis), "api-req/s")
 	b.ReportMetric(medianOf(plains), "plain-req/s")
@@ -230,6 +249,8 @@ func compare(b *testing.B, f *fixture, path string, requests int) {
 	b.ReportMetric(p99(apiLat), "api-p99-ms")
 	b.ReportMetric(p99(plainLat), "plain-p99-ms")
 	b.ReportMetric(float64(len(first.body))/1024, "KiB/response")
+	b.ReportMetric(medianOf(apiCPU), "api-cpu-µs/req")
+	b.ReportMetric(medianOf(plainCPU), "plain-cpu-µs/req")
 }
 
 func medianOf(xs []float64) float64 {
