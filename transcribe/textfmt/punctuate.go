@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/textfmt/punctmodel"
@@ -14,19 +12,17 @@ import (
 
 // Punctuator is the punctuate stage. The recognizer gives no punctuation,
 // so it is placed by the pause rules below (the default) or, with Model,
-// by the learned model of package punctmodel: from the words around each gap, the pause there and changes
-// of speaker or channel, it places commas, sentence ends and question
-// marks; a pause of at least SentencePause and a change of speaker or
-// channel always end a sentence, and a sentence the question rules below
-// read as a question ends with "?" too. With format_text on, Apply also gives names, places and
-// acronyms the model's capitals ("london" -> "London"), unless the engine
-// already cased its words.
-//
-// The model is opt-in: it finds more sentence ends than the pause rules on
-// held-out speech (see punctmodel's doc), but on recognized speech it
-// also puts marks inside names, dates and addresses ("Sarah. Johnson"),
-// which PII redaction and chapter segmentation then read worse; until that
-// is solved the pause rules stay the default.
+// by the learned model of package punctmodel: from the words around each
+// gap, the pause there (less the channel's usual gap between words, see
+// pauseFloor) and changes of speaker or channel, it places commas,
+// sentence ends and question marks; a pause of at least SentencePause and
+// a change of speaker or channel always end a sentence, and a sentence the
+// question rules below read as a question ends with "?" too. It never puts
+// a mark inside a number, a date, an address, a name, spelled letters or a
+// spoken e-mail address (holdGaps), which PII redaction and entity
+// detection read whole afterwards. With format_text on, Apply also gives
+// names, places and acronyms the model's capitals ("london" -> "London"),
+// unless the engine already cased its words.
 //
 // Without Model (the default, and the baseline the model is measured
 // against) the marks are placed from the pauses between words and from
@@ -299,135 +295,4 @@ func isQuestion(t []string) bool {
 		return true
 	}
 	return false
-}
-
-// jitterMs is taken off every gap before the model sees it: pocketsphinx
-// (and synthetic word times) leave gaps of a few 10 ms frames between words
-// spoken without a pause.
-const jitterMs = 30
-
-// modelPunctuate places the model's marks on the words of one channel: a
-// change of speaker or channel and a pause of sentencePause or more always
-// end a sentence. Words that already end with punctuation keep theirs.
-func modelPunctuate(m *punctmodel.Model, ws []transcribe.Word, sentencePause time.Duration) []transcribe.Word {
-	words := make([]string, len(ws))
-	gaps := make([]punctmodel.Gap, len(ws))
-	for i, w := range ws {
-		words[i] = punctmodel.Normalize(w.Text)
-		if i+1 < len(ws) {
-			pause := max(0, ws[i+1].Start-w.End)
-			// Gaps of a few frames are timing jitter, not pauses.
-			pause = max(0, pause-jitterMs)
-			// A pause of SentencePause or more ends a sentence, as with the
-			// pause rules (few sentence ends reach it, but nearly all that
-			// reach it are sentence ends).
-			gaps[i] = punctmodel.Gap{PauseMs: pause, Turn: !sameSide(w, ws[i+1]) || time.Duration(pause)*time.Millisecond >= sentencePause}
-		}
-	}
-	marks := m.Marks(words, gaps)
-	t := norms(ws)
-	start := 0
-	for i, mk := range marks {
-		if !mk.EndsSentence() && !endsSentence(ws[i].Text) {
-			continue
-		}
-		// The question rules catch short questions the model calls
-		// statements ("what time is it").
-		first := start
-		for first < i && (fillers[t[first]] || leadIns[t[first]]) {
-			first++
-		}
-		if mk == punctmodel.Period && isQuestion(t[first:i+1]) {
-			marks[i] = punctmodel.Question
-		}
-		start = i + 1
-	}
-	for i, mk := range marks {
-		if mk == punctmodel.None || hasPunct(ws[i].Text) || ws[i].Text == "" {
-			continue
-		}
-		forced := i+1 == len(ws) || gaps[i].Turn
-		// The model learnt from books, where fillers and spoken numbers
-		// are rare: it never marks a filler, nor splits a number from the
-		// number or unit after it ("three thirty p m", "five five five
-		// one"), unless the end is forced.
-		if !forced && (fillers[t[i]] || (numberish(t[i]) && (numberish(t[i+1]) || numberUnits[t[i+1]]))) {
-			continue
-		}
-		paused := gaps[i].PauseMs > 0
-		if !forced && !paused && i+1 < len(ws) && numberish(t[i+1]) {
-			continue // "it is ten", "call five five five ..."
-		}
-		prev := i - 1 // the word before, fillers skipped
-		for prev >= 0 && fillers[t[prev]] {
-			prev--
-		}
-		if mk.EndsSentence() && !forced && !paused && (prev < 0 || endsSentence(ws[prev].Text)) && (leadIns[t[i]] || introWords[t[i]]) {
-			// A lone lead-in is not a sentence: "so what time is it",
-			// "okay, what time is it".
-			if !introWords[t[i]] || i+2 >= len(ws) {
-				continue
-			}
-			mk = punctmodel.Comma
-		}
-		if mk == punctmodel.Comma && i+1 == len(ws) {
-			continue
-		}
-		ws[i].Text += mk.String()
-	}
-	return ws
-}
-
-// trueCase raises the letters of names, places and acronyms the model
-// knows, on the words of one channel.
-func trueCase(ws []transcribe.Word) []transcribe.Word {
-	m, err := punctmodel.Default()
-	if err != nil {
-		return ws
-	}
-	words := make([]string, len(ws))
-	for i, w := range ws {
-		words[i] = punctmodel.Normalize(w.Text)
-	}
-	for i, form := range m.Case(words) {
-		if form == "" || isAddress(ws[i].Text) {
-			continue
-		}
-		body, punct := trailingPunct(ws[i].Text)
-		if strings.EqualFold(body, form) {
-			ws[i].Text = raiseTo(body, form) + punct
-		}
-	}
-	return ws
-}
-
-// raiseTo returns s with the letters that are upper case in form raised
-// (never lowered).
-func raiseTo(s, form string) string {
-	rs, fs := []rune(s), []rune(form)
-	if len(rs) != len(fs) {
-		return s
-	}
-	for i := range rs {
-		if unicode.IsUpper(fs[i]) {
-			rs[i] = unicode.ToUpper(rs[i])
-		}
-	}
-	return string(rs)
-}
-
-// numberUnits follow a number without a mark.
-var numberUnits = set("am pm a p m percent o'clock dollars cents pounds euros")
-
-// numberish reports whether a normalised word is a number, written or
-// spoken.
-func numberish(w string) bool {
-	if strings.ContainsAny(w, "0123456789") {
-		return true
-	}
-	_, u := unitWords[w]
-	_, te := teenWords[w]
-	_, tn := tensWords[w]
-	_, sc := scaleWords[w]
-	return u || te || tn || sc || w == "oh" || w == "hundred"
 }

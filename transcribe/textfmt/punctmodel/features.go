@@ -34,10 +34,15 @@ func (m Mark) String() string {
 func (m Mark) EndsSentence() bool { return m == Period || m == Question }
 
 // Gap is what the model knows about the gap after one word: the pause
-// before the next word and whether the speaker or channel changes there.
+// before the next word, whether the speaker or channel changes there, and
+// whether the gap lies inside a span that must stay whole.
 type Gap struct {
 	PauseMs int64
-	Turn    bool // a change of speaker or channel
+	Turn    bool // a change of speaker or channel: a sentence end
+	// Hold: the gap lies inside a span that takes no mark (a number, a
+	// date, an address, a name, spelled letters: the caller knows them),
+	// so decoding leaves it unmarked unless Turn is set.
+	Hold bool
 }
 
 // PauseBucket maps a pause to one of the model's pause classes.

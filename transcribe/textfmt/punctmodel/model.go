@@ -175,7 +175,8 @@ func (m *Model) scores(feats []uint32, out *[numMarks]int32) {
 // words[i] (the last is ignored). The last word always ends a sentence.
 // Decoding is greedy, left to right: each decision sees where the current
 // sentence started and the mark before. A change of speaker or channel
-// (Gap.Turn) always ends a sentence.
+// (Gap.Turn) always ends a sentence; a held gap (Gap.Hold) never takes a
+// mark otherwise, and the decoding after it knows that.
 func (m *Model) Marks(words []string, gaps []Gap) []Mark {
 	marks := make([]Mark, len(words))
 	f := featurizer{mask: 1<<m.bits - 1}
@@ -191,7 +192,7 @@ func (m *Model) Marks(words []string, gaps []Gap) []Mark {
 			if sc[Question] > sc[Period] && sc[Question] > sc[None] && sc[Question] > sc[Comma] {
 				best = Question
 			}
-		} else {
+		} else if !gaps[i].Hold {
 			for c := Comma; c < numMarks; c++ {
 				if sc[c] > sc[best] {
 					best = c
@@ -219,7 +220,7 @@ func (m *Model) Marks(words []string, gaps []Gap) []Mark {
 // sentence-end F1 0.675 -> 0.678.
 func endAtPause(marks []Mark, gaps []Gap) {
 	for i := 1; i+1 < len(marks); i++ {
-		if marks[i].EndsSentence() && !gaps[i].Turn && gaps[i].PauseMs == 0 && gaps[i-1].PauseMs > 0 &&
+		if marks[i].EndsSentence() && !gaps[i].Turn && gaps[i].PauseMs == 0 && gaps[i-1].PauseMs > 0 && !gaps[i-1].Hold &&
 			(marks[i-1] == Comma || marks[i-1] == None) && (i < 2 || !marks[i-2].EndsSentence()) {
 			marks[i-1], marks[i] = marks[i], None
 		}
@@ -322,6 +323,11 @@ func (m *Model) Case(words []string) []string {
 	}
 	return out
 }
+
+// Known reports whether the training text had w (in the model's form)
+// written in lower case inside a sentence, that is as an ordinary word and
+// not only as a name.
+func (m *Model) Known(w string) bool { return m.isKnown(w) }
 
 func (m *Model) isKnown(w string) bool {
 	if _, ok := m.known[w]; ok {
