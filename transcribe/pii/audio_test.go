@@ -243,7 +243,7 @@ func TestRedactedSpeech(t *testing.T) {
 	const say = "hi my name is sarah johnson and my number is five five five one two three four"
 	clip := readWAV(t, testaudio.Speech(t, "slt", say))
 	ws := formatted(recognize(t, clip))
-	if got := transcribe.JoinWords(ws); !strings.Contains(got, "Sarah johnson") || !strings.Contains(got, "555-1234") {
+	if got := transcribe.JoinWords(ws); !strings.Contains(got, "Sarah Johnson") || !strings.Contains(got, "555-1234") {
 		t.Fatalf("recognition changed; formatted text %q", got)
 	}
 	for _, quality := range []string{"wav", "mp3"} {

@@ -77,16 +77,18 @@ var plainSentences = []string{
 
 // TestPrecisionOrdinarySpeech counts what the detector finds in ordinary
 // speech, formatted as the Service does: only the one real entity (an
-// occupation) may come out.
+// occupation) may come out. Each find is reported with the spoken
+// sentence it came from (the formatted text in the message).
 func TestPrecisionOrdinarySpeech(t *testing.T) {
-	var found []string
+	var found, texts []string
 	for _, say := range plainSentences {
 		fw := formatted(words(say))
 		for _, e := range (Detector{}).Detect(fw) {
-			found = append(found, e.EntityType+":"+e.Text+" in "+transcribe.JoinWords(fw))
+			found = append(found, e.EntityType+":"+e.Text+" in "+say)
+			texts = append(texts, transcribe.JoinWords(fw))
 		}
 	}
-	if len(found) != 1 || found[0] != "occupation:teacher in The teacher asked the class to read chapter two." {
-		t.Errorf("found in %d plain sentences:\n%v", len(plainSentences), found)
+	if len(found) != 1 || found[0] != "occupation:teacher in the teacher asked the class to read chapter two" {
+		t.Errorf("found in %d plain sentences:\n%v\nformatted: %q", len(plainSentences), found, texts)
 	}
 }

@@ -122,9 +122,24 @@
 //
 // # Punctuation
 //
-// When the recognizer gives none, Punctuator places it from word timing and
-// cues: a pause of 600 ms or more, a change of speaker or channel, or the
-// last word ends a sentence; a sentence is a question ("?") when its first
+// When the recognizer gives none, Punctuator places it with the learned
+// model of package punctmodel (the default; Options.PunctuationModel,
+// DefaultOptions): from the words around each gap, the pause there (less
+// the channel's median gap, so that evenly spaced word times read as no
+// pause) and changes of speaker or channel, it places commas, sentence
+// ends and question marks, and gives names, places and acronyms their
+// capitals. A pause of 600 ms or more, a change of speaker or channel and
+// the last word always end a sentence. It never puts a mark inside a
+// number or digit run, a number and its unit, a date, an address ("123
+// elm street"), a title or given name and the name after it, spelled
+// letters, a spoken e-mail address ("sarah at example dot com"), or after
+// an article, a possessive, "and" or "of": PII redaction and entity
+// detection read those spans whole.
+//
+// The pause rules (Punctuator.PauseOnly, Options{}: the baseline the model
+// is measured against) place marks from word timing and cues: a pause of
+// 600 ms or more, a change of speaker or channel, or the last word ends a
+// sentence; a sentence is a question ("?") when its first
 // word, after fillers and "so"/"and"/"but"/"well", is a question word not
 // followed by a subject pronoun ("what time is it" but not "when I was
 // young"), or an auxiliary verb followed by a subject ("is it", "can you",
@@ -133,7 +148,8 @@
 // and before "so" + subject joining clauses, and after an introductory
 // word ("well", "however", "yes", "no", "okay", ...). Sentences longer than
 // 40 words are split at their longest comma pause. All thresholds are
-// fields of Punctuator. The last word always ends with "." or "?".
+// fields of Punctuator. The last word always ends with "." or "?"; the
+// model's sentences use the same question rules.
 //
 // # Casing
 //

@@ -95,7 +95,7 @@ func TestModelKeepsSpansWhole(t *testing.T) {
 	}
 	for _, c := range cases {
 		ws := words(c.in)
-		Punctuator{Model: true}.Punctuate(ws)
+		Punctuator{}.Punctuate(ws)
 		got := strings.ToLower(text(ws))
 		if !strings.Contains(got, c.whole) {
 			t.Errorf("Punctuate(%q) = %q: marks inside %q", c.in, got, c.whole)
@@ -103,7 +103,7 @@ func TestModelKeepsSpansWhole(t *testing.T) {
 		// The pause rules put commas at those pauses: the spans stay
 		// whole because of the constraint, not for want of pauses.
 		ws = words(c.in)
-		Punctuator{}.Punctuate(ws)
+		Punctuator{PauseOnly: true}.Punctuate(ws)
 		if got := strings.ToLower(text(ws)); strings.Contains(got, c.whole) {
 			t.Errorf("pause rules left %q whole in %q: the case does not test the constraint", c.whole, got)
 		}
@@ -126,7 +126,7 @@ func TestModelUniformGaps(t *testing.T) {
 				start := int64(i) * (250 + gap)
 				ws = append(ws, transcribe.Word{Text: f, Start: start, End: start + 250, Confidence: 0.9})
 			}
-			Punctuator{Model: true}.Punctuate(ws)
+			Punctuator{}.Punctuate(ws)
 			got := text(ws)
 			if gap == 0 {
 				want = got

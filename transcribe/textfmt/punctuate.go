@@ -11,22 +11,23 @@ import (
 )
 
 // Punctuator is the punctuate stage. The recognizer gives no punctuation,
-// so it is placed by the pause rules below (the default) or, with Model,
-// by the learned model of package punctmodel: from the words around each
-// gap, the pause there (less the channel's usual gap between words, see
-// pauseFloor) and changes of speaker or channel, it places commas,
-// sentence ends and question marks; a pause of at least SentencePause and
-// a change of speaker or channel always end a sentence, and a sentence the
-// question rules below read as a question ends with "?" too. It never puts
-// a mark inside a number, a date, an address, a name, spelled letters or a
-// spoken e-mail address (holdGaps), which PII redaction and entity
-// detection read whole afterwards. With format_text on, Apply also gives
-// names, places and acronyms the model's capitals ("london" -> "London"),
-// unless the engine already cased its words.
+// so it is placed by the learned model of package punctmodel (the
+// default) or, with PauseOnly, by the pause rules below alone.
 //
-// Without Model (the default, and the baseline the model is measured
-// against) the marks are placed from the pauses between words and from
-// word cues:
+// The model places commas, sentence ends and question marks from the words
+// around each gap, the pause there (less the channel's usual gap between
+// words, see pauseFloor) and changes of speaker or channel; a pause of at
+// least SentencePause and a change of speaker or channel always end a
+// sentence, and a sentence the question rules below read as a question
+// ends with "?" too. It never puts a mark inside a number, a date, an
+// address, a name, spelled letters or a spoken e-mail address (holdGaps),
+// which PII redaction and entity detection read whole afterwards. With
+// format_text on, Apply also gives names, places and acronyms the model's
+// capitals ("london" -> "London"), unless the engine already cased its
+// words.
+//
+// With PauseOnly (the baseline the model is measured against) the marks
+// are placed from the pauses between words and from word cues:
 //
 //   - A pause of at least SentencePause, a change of speaker or channel, or
 //     the last word ends a sentence. A question ends with "?", any other
@@ -57,9 +58,10 @@ type Punctuator struct {
 	// MaxSentenceWords splits longer sentences at their longest pause.
 	// Default: 40. Negative: never split.
 	MaxSentenceWords int
-	// Model places marks with the learned model of package punctmodel
-	// instead of the pause rules alone (the fields above). Default false.
-	Model bool
+	// PauseOnly places marks with the pause rules alone (the fields above)
+	// instead of the learned model of package punctmodel. Default false:
+	// the model.
+	PauseOnly bool
 }
 
 // ErrConfig is wrapped by the errors of stage configurations that do not
@@ -110,7 +112,7 @@ func (p Punctuator) Apply(ctx context.Context, job *transcribe.Job) error {
 		return nil
 	}
 	p.Punctuate(job.Transcript.Words)
-	if p.Model && formatText(&job.Transcript.TranscriptParams) && !job.Written.Casing {
+	if !p.PauseOnly && formatText(&job.Transcript.TranscriptParams) && !job.Written.Casing {
 		copy(job.Transcript.Words, perChannel(job.Transcript.Words, trueCase))
 	}
 	return ctx.Err()
@@ -155,7 +157,7 @@ func (p Punctuator) punctuate(ws []transcribe.Word) []transcribe.Word {
 	if len(ws) == 0 {
 		return ws
 	}
-	if p.Model {
+	if !p.PauseOnly {
 		if m, err := punctmodel.Default(); err == nil {
 			return modelPunctuate(m, ws, d.SentencePause)
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 )
 
+// TestPunctuate: the pause rules (PauseOnly), the baseline.
 func TestPunctuate(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"hello there", "hello there."},
@@ -39,7 +40,7 @@ func TestPunctuate(t *testing.T) {
 	}
 	for _, c := range cases {
 		ws := words(c.in)
-		Punctuator{}.Punctuate(ws)
+		Punctuator{PauseOnly: true}.Punctuate(ws)
 		if got := text(ws); got != c.want {
 			t.Errorf("Punctuate(%q) = %q, want %q", c.in, got, c.want)
 		}
@@ -55,7 +56,7 @@ func TestPunctuateSpeakerChangeEndsSentence(t *testing.T) {
 			ws[i].Speaker = &b
 		}
 	}
-	Punctuator{}.Punctuate(ws)
+	Punctuator{PauseOnly: true}.Punctuate(ws)
 	if got := text(ws); got != "how are you? fine thanks." {
 		t.Errorf("got %q", got)
 	}
@@ -71,12 +72,12 @@ func TestPunctuateLongSentenceSplit(t *testing.T) {
 		in += "word "
 	}
 	ws := words(in)
-	Punctuator{}.Punctuate(ws)
+	Punctuator{PauseOnly: true}.Punctuate(ws)
 	if ws[29].Text != "word." || ws[59].Text != "word." {
 		t.Errorf("long sentence not split at its pause: %q", text(ws))
 	}
 	ws = words(in)
-	Punctuator{MaxSentenceWords: -1}.Punctuate(ws)
+	Punctuator{MaxSentenceWords: -1, PauseOnly: true}.Punctuate(ws)
 	if ws[29].Text != "word," {
 		t.Errorf("MaxSentenceWords -1 split anyway: %q", ws[29].Text)
 	}

@@ -20,22 +20,31 @@ import (
 // punctuation keeps its sentence ends and question marks, one that gave
 // casing keeps its names and acronyms, one that wrote digits keeps its
 // numbers. See EngineGate.
-func Stages() []transcribe.Stage { return Options{}.Stages() }
+//
+// Punctuation comes from the learned model (DefaultOptions).
+func Stages() []transcribe.Stage { return DefaultOptions().Stages() }
 
-// Options configures the formatting stages; the zero value is the
-// default.
+// Options configures the formatting stages.
 type Options struct {
 	// PunctuationModel places punctuation and names' capitals with the
-	// learned model (Punctuator.Model) instead of the pause rules. Default
-	// false; see Punctuator for why.
+	// learned model of package punctmodel; false keeps the pause rules
+	// alone (Punctuator.PauseOnly), the baseline the model is measured
+	// against. DefaultOptions, the package's Stages and Format, and the
+	// reference server (EARSHOT_PUNCTUATION_MODEL, default true) set it;
+	// the zero Options, kept for callers that set fields one by one, does
+	// not.
 	PunctuationModel bool
 }
+
+// DefaultOptions returns the options of the package's Stages and Format:
+// the learned punctuation model on.
+func DefaultOptions() Options { return Options{PunctuationModel: true} }
 
 // Stages is the package's Stages with these options.
 func (o Options) Stages() []transcribe.Stage {
 	return []transcribe.Stage{
 		EngineGate{ITN{}, func(w transcribe.Written) bool { return w.Numbers }},
-		EngineGate{Punctuator{Model: o.PunctuationModel}, func(w transcribe.Written) bool { return w.Punctuation }},
+		EngineGate{Punctuator{PauseOnly: !o.PunctuationModel}, func(w transcribe.Written) bool { return w.Punctuation }},
 		Disfluencies{},
 		EngineGate{Casing{}, func(w transcribe.Written) bool { return w.Casing && w.Punctuation }},
 		CustomSpelling{}, ProfanityFilter{},
@@ -74,7 +83,7 @@ func (g EngineGate) Apply(ctx context.Context, job *transcribe.Job) error {
 // the same pipeline without a Service, for tests, realtime finals and other
 // callers that have words but no job. ws is not modified.
 func Format(ws []transcribe.Word, p *transcribe.TranscriptParams) []transcribe.Word {
-	return Options{}.Format(ws, p)
+	return DefaultOptions().Format(ws, p)
 }
 
 // Format is the package's Format with these options.

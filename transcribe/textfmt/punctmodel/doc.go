@@ -1,8 +1,11 @@
 // Package punctmodel is the learned punctuation, sentence-boundary and
 // casing model for recognizers that give lower-case words with times and
 // no punctuation (pocketsphinx, the embedded default and the only
-// streaming engine). transcribe/textfmt's Punctuator uses it by default;
-// the pause-only rules stay there as the baseline and the default (the model is opt-in: Punctuator.Model, textfmt.Options.PunctuationModel, EARSHOT_PUNCTUATION_MODEL).
+// streaming engine). transcribe/textfmt's Punctuator uses it by default
+// (textfmt.DefaultOptions, the package's Stages and Format, and the
+// reference server's EARSHOT_PUNCTUATION_MODEL, default true); the
+// pause-only rules stay there as the baseline (Punctuator.PauseOnly,
+// textfmt.Options{}, EARSHOT_PUNCTUATION_MODEL=false).
 //
 // # What it does
 //

@@ -62,7 +62,7 @@ func markOf(text string) punctmodel.Mark {
 // baseline) on the words of ws and scores its marks.
 func punctuate(ws []punctmodel.EvalWord, pauseOnly bool) punctmodel.Scores {
 	words := punctmodel.Words(ws)
-	textfmt.Punctuator{Model: !pauseOnly}.Punctuate(words)
+	textfmt.Punctuator{PauseOnly: pauseOnly}.Punctuate(words)
 	gold := make([]punctmodel.Mark, len(ws))
 	pred := make([]punctmodel.Mark, len(ws))
 	for i := range ws {
@@ -78,7 +78,7 @@ func names(ws []punctmodel.EvalWord, pauseOnly bool) (hit, total int) {
 	p := &transcribe.TranscriptParams{}
 	p.Normalize()
 	job := &transcribe.Job{Transcript: &transcribe.Transcript{TranscriptParams: *p, Words: punctmodel.Words(ws)}}
-	_ = textfmt.Punctuator{Model: !pauseOnly}.Apply(context.Background(), job)
+	_ = textfmt.Punctuator{PauseOnly: pauseOnly}.Apply(context.Background(), job)
 	textfmt.Casing{}.Case(job.Transcript.Words)
 	for i, w := range ws {
 		if w.Begins || w.Form == "" || w.Word == punctmodel.NumberWord || w.Word == "i" || strings.HasPrefix(w.Word, "i'") ||
@@ -182,7 +182,7 @@ func TestCost(t *testing.T) {
 		start := time.Now()
 		for range rounds {
 			ws := append([]transcribe.Word(nil), words...)
-			textfmt.Punctuator{Model: true}.Punctuate(ws)
+			textfmt.Punctuator{}.Punctuate(ws)
 		}
 		per := time.Since(start) / rounds
 		ratio := float64(per) / float64(time.Duration(s.RecognizeMs)*time.Millisecond)
