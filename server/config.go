@@ -58,8 +58,9 @@ type Config struct {
 	// OpenAI-compatible server are added when their URL is set.
 	Engine          string // EARSHOT_ENGINE: the default engine: pocketsphinx (default), whispercpp or openai
 	InProcessEngine bool   // EARSHOT_ENGINE_IN_PROCESS: run pocketsphinx in the server process instead of supervised worker processes
-	// PunctuationModel (EARSHOT_PUNCTUATION_MODEL): punctuate engines that
-	// give no punctuation with the learned model instead of the pause rules.
+	// PunctuationModel (EARSHOT_PUNCTUATION_MODEL, default true): punctuate
+	// engines that give no punctuation with the learned model; false keeps
+	// the pause rules alone.
 	PunctuationModel bool
 	WhisperCppURL    string // EARSHOT_WHISPERCPP_URL: whisper.cpp servers, comma-separated (a pool: adapters/enginepool)
 	OpenAIURL        string // EARSHOT_OPENAI_URL: OpenAI-compatible API roots, comma-separated, e.g. http://127.0.0.1:8000/v1
@@ -253,7 +254,7 @@ func ParseConfig(args []string) (*Config, error) {
 		createBucket = b
 	}
 	fs.BoolVar(&c.S3CreateBucket, "s3-create-bucket", createBucket, "create the S3 bucket when missing (EARSHOT_S3_CREATE_BUCKET)")
-	punctModel := false
+	punctModel := true
 	if v := env("EARSHOT_PUNCTUATION_MODEL", ""); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -261,7 +262,7 @@ func ParseConfig(args []string) (*Config, error) {
 		}
 		punctModel = b
 	}
-	fs.BoolVar(&c.PunctuationModel, "punctuation-model", punctModel, "punctuate engines that give no punctuation with the learned model instead of the pause rules (EARSHOT_PUNCTUATION_MODEL)")
+	fs.BoolVar(&c.PunctuationModel, "punctuation-model", punctModel, "punctuate and case engines that give no punctuation with the learned model; false: the pause rules alone (EARSHOT_PUNCTUATION_MODEL)")
 	fs.BoolVar(&c.InProcessEngine, "engine-in-process", inproc, "run pocketsphinx in the server process, not in supervised worker processes (EARSHOT_ENGINE_IN_PROCESS)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private-urls", allow, "allow audio_url/webhook_url on private networks (EARSHOT_ALLOW_PRIVATE_URLS)")
 	rl := 50.0

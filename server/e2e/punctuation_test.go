@@ -46,7 +46,7 @@ func TestFiveSentencesFiveSentiments(t *testing.T) {
 	// that the test is about sentences, not recognition errors.
 	wav := speakText(t, "awb", sentences)
 
-	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS="+keyK+":p", "EARSHOT_PUNCTUATION_MODEL=true")
+	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS="+keyK+":p") // the default: the learned punctuation model
 	c := client(s, keyK)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -97,7 +97,7 @@ func TestSummaryAndChaptersStartAtSentences(t *testing.T) {
 	for _, s := range longTalk {
 		starts[firstWords(s, 2)] = true
 	}
-	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS="+keyK+":p", "EARSHOT_PUNCTUATION_MODEL=true")
+	s := startServer(t, t.TempDir(), freeAddr(t), "EARSHOT_API_KEYS="+keyK+":p") // the default: the learned punctuation model
 	c := client(s, keyK)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
