@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -584,13 +583,4 @@ func (s *benchServer) transcribe(path string, params *aai.TranscriptOptionalPara
 		s.tb.Fatalf("%v\n%s", err, s.logs())
 	}
 	return tr
-}
-
-func freeAddrTB(tb testing.TB) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

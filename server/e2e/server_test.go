@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -51,13 +53,26 @@ type server struct {
 	exited chan struct{}
 }
 
-func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+func freeAddr(t *testing.T) string { return freeAddrTB(t) }
+
+// freeAddrTB is a loopback address with a port free now, for a server
+// process to listen on. The port is picked below the kernel's ephemeral
+// range (32768-60999 on Linux), which every outgoing connection on the
+// machine draws from: a port from there (":0") could be taken by some
+// test's client between this check and the server's bind ("address
+// already in use", seen in CI).
+func freeAddrTB(tb testing.TB) string {
+	for range 200 {
+		port := 20000 + rand.IntN(12000)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		return l.Addr().String()
 	}
-	defer l.Close()
-	return l.Addr().String()
+	tb.Fatal("no free port found below the ephemeral range")
+	return ""
 }
 
 // startServer runs the server on data dir with extra environment.
