@@ -172,6 +172,15 @@ func (n *node) takeovers() int { return len(takeoverLine.FindAllString(n.logs(),
 // busy reports whether the process's last claimed job has not finished.
 var processingLine = regexp.MustCompile(`msg=processing id=([0-9a-f-]{36})`)
 
+// lastProcessing is the id of the last job the process logged claiming.
+func (n *node) lastProcessing() string {
+	all := processingLine.FindAllStringSubmatch(n.logs(), -1)
+	if len(all) == 0 {
+		return ""
+	}
+	return all[len(all)-1][1]
+}
+
 func (n *node) busy() bool {
 	logs := n.logs()
 	all := processingLine.FindAllStringSubmatchIndex(logs, -1)

@@ -117,6 +117,7 @@ func TestFaultThreeProcesses(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	atKill := hooks.distinct()
+	inflight := victim.lastProcessing()
 	victim.kill9()
 	killedAt := time.Since(start)
 	time.Sleep(2 * time.Second)
@@ -140,10 +141,18 @@ func TestFaultThreeProcesses(t *testing.T) {
 		}
 	}
 	takeovers := nodes[0].takeovers() + nodes[2].takeovers() + restarted.takeovers()
+	// The kill can land after the victim stored its job's result and
+	// before its log line said so (busy reads the log): that job then has
+	// no "finished" line anywhere and none took it over; its webhook
+	// (checked below) shows it completed.
+	lateKill := finished[inflight] == 0 && takeovers == 0
+	if lateKill {
+		t.Logf("the kill landed between job %s's stored result and its log line", inflight)
+	}
 	want := map[string]bool{}
 	for _, id := range ids {
 		want[id] = true
-		if finished[id] != 1 {
+		if finished[id] != 1 && !(lateKill && id == inflight) {
 			t.Errorf("job %s: %d stored completions, want 1", id, finished[id])
 		}
 	}
@@ -252,7 +261,7 @@ func TestFaultThreeProcesses(t *testing.T) {
 		float64(jobs)/allHooks.Minutes())
 	t.Logf("jobs taken over from the killed process: %d; webhook deliveries %d for %d transcripts (%d duplicates); list: %d pages of 37",
 		takeovers, totalHooks, jobs, dups, pages)
-	if takeovers == 0 {
+	if takeovers == 0 && !lateKill {
 		t.Error("no job was taken over from the killed process: the kill did not land while it worked")
 	}
 }
