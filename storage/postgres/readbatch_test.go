@@ -78,17 +78,25 @@ func TestBatcherFreshness(t *testing.T) {
 }
 
 // TestBatcherContext: a read waiting for its batch stops at its own
-// context's end; a batch's error reaches each of its reads.
+// context's end; a batch's error reaches each of its reads; a statement
+// that hangs holds up the reads after it no longer than maxWait; and a
+// batch's statement ends once no read waits for it.
 func TestBatcherContext(t *testing.T) {
 	var b batcher[int, int]
 	release := make(chan struct{})
 	boom := errors.New("boom")
+	abandoned := make(chan error, 1)
 	run := func(ctx context.Context, qs []int) ([]int, error) {
-		<-release
-		if len(qs) > 1 {
-			return nil, boom
+		switch qs[0] {
+		case 0: // a statement that hangs until released
+			<-release
+			return qs, nil
+		case -1: // one that runs until its context ends
+			<-ctx.Done()
+			abandoned <- ctx.Err()
+			return nil, ctx.Err()
 		}
-		return qs, nil
+		return nil, boom
 	}
 	var wg sync.WaitGroup
 	for range maxInFlight { // hold every slot
@@ -98,28 +106,39 @@ func TestBatcherContext(t *testing.T) {
 	for b.inFlightNow() < maxInFlight {
 		time.Sleep(time.Millisecond)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
+	// Reads after the hung statement are answered (with the batch's
+	// error) all the same.
+	t0 := time.Now()
 	errs := make(chan error, 3)
 	for i := range 3 {
-		c := t.Context()
-		if i == 0 {
-			c = ctx
-		}
-		go func() { _, err := b.do(c, i+1, run); errs <- err }()
+		go func() { _, err := b.do(t.Context(), i+1, run); errs <- err }()
 	}
-	for b.waiting() < 3 {
-		time.Sleep(time.Millisecond)
-	}
-	cancel()
-	if err := <-errs; !errors.Is(err, context.Canceled) {
-		t.Fatalf("the cancelled read: %v", err)
-	}
-	close(release)
-	for range 2 {
+	for range 3 {
 		if err := <-errs; !errors.Is(err, boom) {
 			t.Errorf("a read of a failed batch: %v", err)
 		}
 	}
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("reads behind a hung statement took %v", d)
+	}
+	// A read whose context ends stops waiting, and its batch's
+	// statement, which no one waits for any more, ends.
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { _, err := b.do(ctx, -1, run); errs <- err }()
+	time.Sleep(5 * maxWait)
+	cancel()
+	if err := <-errs; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled read: %v", err)
+	}
+	select {
+	case err := <-abandoned:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the abandoned statement ended with %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("a statement no read waits for went on running")
+	}
+	close(release)
 	wg.Wait()
 }
 
