@@ -4,10 +4,23 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/earshot-dev/earshot/internal/testaudio"
 )
+
+// sharedStreams serialises the tests that stream on the shared test
+// server: its load admission (the production default) admits one session
+// whenever none is live, but on a machine busy with the rest of the suite
+// its capacity can be one, and a second test's session is then refused
+// with 1013, as a client would be (seen in CI).
+var sharedStreams sync.Mutex
+
+func oneStreamAtATime(t *testing.T) {
+	sharedStreams.Lock()
+	t.Cleanup(sharedStreams.Unlock)
+}
 
 // TestStream streams speech through Universal-Streaming (/v3/ws, the
 // default): JSON lines are the server's Turn messages (open turns with
@@ -16,6 +29,7 @@ import (
 // in place; a temporary token from GET /v3/token opens the session too.
 func TestStream(t *testing.T) {
 	t.Parallel()
+	oneStreamAtATime(t)
 	wav := testaudio.Speech(t, "slt", foxText)
 	tt := remote(t)
 	r := tt.mustRun("stream", wav, "--speed", "2", "--format", "json")
@@ -111,6 +125,7 @@ func shownLines(out string) []string {
 // partials and a final, and text with partials rewritten in place.
 func TestStreamV2(t *testing.T) {
 	t.Parallel()
+	oneStreamAtATime(t)
 	wav := testaudio.Speech(t, "slt", foxText)
 	tt := remote(t)
 	r := tt.mustRun("stream", wav, "--protocol", "v2", "--speed", "2", "--format", "json")
