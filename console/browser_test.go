@@ -108,7 +108,7 @@ func runNode(t *testing.T, dir, scenario string, timeout time.Duration, env []st
 	}
 }
 
-// The reference server, built from ../examples/server and run on loopback.
+// The reference server, built from server/cmd/earshot-server and run on loopback.
 
 type serverProc struct {
 	URL    string

@@ -165,9 +165,7 @@ func New(ctx context.Context, db *sql.DB) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: New: db uses the driver %T; open it with database/sql's \"sqlite\" driver (modernc.org/sqlite)", db.Driver())
 	}
 	var path string
-	var seq int
-	var name string
-	if err := db.QueryRowContext(ctx, `SELECT seq, name, file FROM pragma_database_list WHERE name = 'main'`).Scan(&seq, &name, &path); err != nil {
+	if err := db.QueryRowContext(ctx, `SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&path); err != nil {
 		return nil, fmt.Errorf("sqlite: New: %w", err)
 	}
 	if path == "" {
