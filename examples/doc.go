@@ -5,9 +5,9 @@
 //     net/http mux, beside its own routes, on the in-memory store and the
 //     embedded recognizer; its test transcribes real speech through the
 //     official Go SDK.
-//   - customstore: a transcribe.Store of one's own (here an audit log
+//   - customstore: a driver.Store of one's own (here an audit log
 //     around another store), checked by the conformance suite every store
-//     adapter runs (transcribetest.RunStoreTests).
+//     adapter runs (drivertest.RunStoreTests).
 //   - customstage: a feature stage of one's own added to the default
 //     pipeline, its result read back from the transcript.
 //

@@ -19,6 +19,7 @@ import (
 	"github.com/earshot-dev/earshot/httpapi/openapi"
 	"github.com/earshot-dev/earshot/internal/httpguard"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // Authenticator maps an API key to its project.
@@ -104,9 +105,9 @@ type Config struct {
 	// Idempotency keeps the Idempotency-Key records of creates and
 	// uploads (see submitOnce). Give it the store several processes
 	// share (storage/sqlite and storage/postgres implement
-	// transcribe.IdempotencyStore) so that a retry reaching another
+	// driver.IdempotencyStore) so that a retry reaching another
 	// process gets the same answer. Default: this process's memory.
-	Idempotency transcribe.IdempotencyStore
+	Idempotency driver.IdempotencyStore
 }
 
 func (c *Config) validate() error {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // TestUnauthorizedBeforeBody: a request with a bad key is answered 401
@@ -114,7 +115,7 @@ func TestStalledBodyCutOff(t *testing.T) {
 
 // failingBlobs fails every Put with the given error.
 type failingBlobs struct {
-	transcribe.BlobStore
+	driver.BlobStore
 	err error
 }
 

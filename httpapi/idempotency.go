@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // IdempotencyHeader is the request header that makes a create (POST
@@ -68,7 +69,7 @@ func digest(b []byte) string {
 
 // idempotency returns the store of idempotency records: Config.Idempotency,
 // or one in this process's memory.
-func (a *API) idempotency() transcribe.IdempotencyStore {
+func (a *API) idempotency() driver.IdempotencyStore {
 	if a.cfg.Idempotency != nil {
 		return a.cfg.Idempotency
 	}
@@ -125,7 +126,7 @@ func (a *API) submitOnce(w http.ResponseWriter, r *http.Request, project string,
 	}
 	ctx := r.Context()
 	now := time.Now().UTC()
-	rec, err := a.idempotency().ClaimIdempotency(ctx, &transcribe.IdempotencyRecord{
+	rec, err := a.idempotency().ClaimIdempotency(ctx, &driver.IdempotencyRecord{
 		ProjectID: project, Kind: idemTranscript, Key: digest([]byte(key)), RequestHash: digest(body),
 		ResourceID: uuid.NewString(), Created: now,
 	}, now.Add(-IdempotencyTTL))
@@ -180,7 +181,7 @@ func (a *API) replay(w http.ResponseWriter, r *http.Request, project, id string)
 // first, that upload is the answer (the copy just stored is never handed
 // out; nothing uses it, and the janitor deletes it after UploadTTL);
 // different bytes under the key are 422.
-func (a *API) uploadOnce(w http.ResponseWriter, r *http.Request, project string) (*transcribe.Upload, error) {
+func (a *API) uploadOnce(w http.ResponseWriter, r *http.Request, project string) (*driver.Upload, error) {
 	key, ok, err := idempotencyKey(r)
 	if err != nil {
 		return nil, err
@@ -195,7 +196,7 @@ func (a *API) uploadOnce(w http.ResponseWriter, r *http.Request, project string)
 	}
 	sum := hashHex(h)
 	now := time.Now().UTC()
-	rec, err := a.idempotency().ClaimIdempotency(r.Context(), &transcribe.IdempotencyRecord{
+	rec, err := a.idempotency().ClaimIdempotency(r.Context(), &driver.IdempotencyRecord{
 		ProjectID: project, Kind: idemUpload, Key: digest([]byte(key)), RequestHash: sum, ResourceID: u.ID, Created: now,
 	}, now.Add(-IdempotencyTTL))
 	if err != nil {
@@ -207,7 +208,7 @@ func (a *API) uploadOnce(w http.ResponseWriter, r *http.Request, project string)
 	}
 	if rec.ResourceID != u.ID {
 		w.Header().Set("Idempotent-Replayed", "true")
-		return &transcribe.Upload{ID: rec.ResourceID, ProjectID: project, Created: rec.Created}, nil
+		return &driver.Upload{ID: rec.ResourceID, ProjectID: project, Created: rec.Created}, nil
 	}
 	return u, nil
 }
@@ -219,14 +220,14 @@ func hashHex(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }
 // storage; processes sharing PostgreSQL share its store instead).
 type memIdempotency struct {
 	mu   sync.Mutex
-	recs map[[3]string]transcribe.IdempotencyRecord
+	recs map[[3]string]driver.IdempotencyRecord
 }
 
 func newMemIdempotency() *memIdempotency {
-	return &memIdempotency{recs: map[[3]string]transcribe.IdempotencyRecord{}}
+	return &memIdempotency{recs: map[[3]string]driver.IdempotencyRecord{}}
 }
 
-func (m *memIdempotency) ClaimIdempotency(_ context.Context, r *transcribe.IdempotencyRecord, notBefore time.Time) (*transcribe.IdempotencyRecord, error) {
+func (m *memIdempotency) ClaimIdempotency(_ context.Context, r *driver.IdempotencyRecord, notBefore time.Time) (*driver.IdempotencyRecord, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	k := [3]string{r.ProjectID, r.Kind, r.Key}

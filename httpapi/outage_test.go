@@ -14,6 +14,7 @@ import (
 	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // Fault modes of faultyStore.
@@ -46,21 +47,21 @@ func (s *faultyStore) fault(ctx context.Context) error {
 	return nil
 }
 
-func (s *faultyStore) Get(ctx context.Context, id string) (*transcribe.Record, error) {
+func (s *faultyStore) Get(ctx context.Context, id string) (*driver.Record, error) {
 	if err := s.fault(ctx); err != nil {
 		return nil, err
 	}
 	return s.Store.Get(ctx, id)
 }
 
-func (s *faultyStore) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe.Record, error) {
+func (s *faultyStore) List(ctx context.Context, q driver.ListQuery) ([]*driver.Record, error) {
 	if err := s.fault(ctx); err != nil {
 		return nil, err
 	}
 	return s.Store.List(ctx, q)
 }
 
-func (s *faultyStore) Create(ctx context.Context, r *transcribe.Record) error {
+func (s *faultyStore) Create(ctx context.Context, r *driver.Record) error {
 	if s.mode.Load() == lostAck {
 		if err := s.Store.Create(ctx, r); err != nil {
 			return err
@@ -73,7 +74,7 @@ func (s *faultyStore) Create(ctx context.Context, r *transcribe.Record) error {
 	return s.Store.Create(ctx, r)
 }
 
-func (s *faultyStore) CreateUpload(ctx context.Context, u *transcribe.Upload) error {
+func (s *faultyStore) CreateUpload(ctx context.Context, u *driver.Upload) error {
 	if err := s.fault(ctx); err != nil {
 		return err
 	}

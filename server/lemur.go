@@ -7,6 +7,7 @@ import (
 	"github.com/earshot-dev/earshot/httpapi"
 	"github.com/earshot-dev/earshot/httpapi/lemur"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // lemurHandler returns LeMUR on the configured chat model (EARSHOT_LLM_*),
@@ -18,7 +19,7 @@ func lemurHandler(cfg *Config, svc *transcribe.Service, store regionStore, key [
 	if cfg.LLMURL == "" {
 		return nil, nil
 	}
-	answers, ok := store.(transcribe.LeMURStore)
+	answers, ok := store.(driver.LeMURStore)
 	if !ok {
 		return nil, fmt.Errorf("the %T store cannot keep LeMUR answers", store)
 	}

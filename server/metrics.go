@@ -17,6 +17,7 @@ import (
 	"github.com/earshot-dev/earshot/realtime"
 	"github.com/earshot-dev/earshot/server/metrics"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
@@ -139,7 +140,7 @@ func (o *ops) pool(name string, size int, rec localEngine) transcribe.StreamReco
 // with the queue depth read from the store and readiness checks of the
 // store, the blob store and every engine (stream is the streaming one).
 // It returns at once; without EARSHOT_METRICS_ADDR it does nothing.
-func (o *ops) start(svc *transcribe.Service, store transcribe.Store, blobs transcribe.BlobStore, engines []transcribe.Engine, stream transcribe.Recognizer) {
+func (o *ops) start(svc *transcribe.Service, store driver.Store, blobs driver.BlobStore, engines []transcribe.Engine, stream transcribe.Recognizer) {
 	if o.ln == nil {
 		return
 	}
@@ -151,7 +152,7 @@ func (o *ops) start(svc *transcribe.Service, store transcribe.Store, blobs trans
 		checks = append(checks, c)
 	}
 	checks = append(checks, metrics.EngineCheck("engine streaming", stream))
-	if _, ok := store.(transcribe.JobCounter); ok {
+	if _, ok := store.(driver.JobCounter); ok {
 		o.m.WatchJobs(svc.JobCounts)
 	} else {
 		o.log.Info("the store does not count jobs: no queue depth metric", "store", fmt.Sprintf("%T", store))

@@ -14,15 +14,15 @@ import (
 	"github.com/earshot-dev/earshot/storage/postgres"
 	"github.com/earshot-dev/earshot/storage/s3"
 	"github.com/earshot-dev/earshot/storage/sqlite"
-	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
 // regionStore is what a region keeps its records in: transcripts, jobs,
-// uploads (the bundled stores implement transcribe.UploadStore too) and
+// uploads (the bundled stores implement driver.UploadStore too) and
 // webhook deliveries.
 type regionStore interface {
-	transcribe.Store
+	driver.Store
 	webhook.Queue
 	SetWebhookStatus(ctx context.Context, id string, code int) error
 }
@@ -32,7 +32,7 @@ type regionStore interface {
 type region struct {
 	name    string // "" for the main region, "eu"
 	store   regionStore
-	blobs   transcribe.BlobStore
+	blobs   driver.BlobStore
 	rtState realtime.StateStore // nil: the realtime Handler's own memory
 	s3      *s3.Store           // set when blobs are in S3
 	closers []func() error

@@ -14,7 +14,7 @@ import (
 	"github.com/earshot-dev/earshot/storage/localfs"
 	"github.com/earshot-dev/earshot/storage/postgres"
 	"github.com/earshot-dev/earshot/storage/sqlite"
-	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -129,7 +129,7 @@ func TestOpenStoresShared(t *testing.T) {
 		if !ok || pg.Schema() != tc.schema || tc.r.rtState == nil {
 			t.Errorf("%s store %T (realtime state %v), want PostgreSQL in schema %s", tc.r.label(), tc.r.store, tc.r.rtState, tc.schema)
 		}
-		if tc.r.s3 == nil || tc.r.blobs != transcribe.BlobStore(tc.r.s3) || tc.r.s3.Bucket() != s3c.Bucket || tc.r.s3.Prefix() != tc.prefix {
+		if tc.r.s3 == nil || tc.r.blobs != driver.BlobStore(tc.r.s3) || tc.r.s3.Bucket() != s3c.Bucket || tc.r.s3.Prefix() != tc.prefix {
 			t.Errorf("%s blobs %T, want S3 bucket %s prefix %s", tc.r.label(), tc.r.blobs, s3c.Bucket, tc.prefix)
 		}
 		want := []any{"database_schema", tc.schema, "s3_bucket", s3c.Bucket, "s3_prefix", tc.prefix}

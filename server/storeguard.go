@@ -3,7 +3,7 @@ package server
 import (
 	"time"
 
-	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // storeTimeout is httpapi.Config.StoreTimeout for EARSHOT_STORE_TIMEOUT,
@@ -19,7 +19,7 @@ func storeTimeout(d time.Duration) time.Duration {
 // records when it is one (the bundled sqlite and postgres stores are, so
 // processes sharing a database share their keys); nil otherwise, which
 // leaves them in each process's memory.
-func idempotencyStore(s any) transcribe.IdempotencyStore {
-	is, _ := s.(transcribe.IdempotencyStore)
+func idempotencyStore(s any) driver.IdempotencyStore {
+	is, _ := s.(driver.IdempotencyStore)
 	return is
 }

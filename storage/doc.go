@@ -4,8 +4,8 @@
 // several processes sharing work storage/postgres (a PostgreSQL schema)
 // and storage/s3 (blobs in any S3-compatible object store). A
 // database adapter implements the three contracts split by aggregate —
-// transcribe.Store (transcripts and jobs), transcribe.UploadStore (upload
+// driver.Store (transcripts and jobs), driver.UploadStore (upload
 // ownership) and webhook.Queue (webhook deliveries) — on one type; a blob
-// adapter implements transcribe.BlobStore. Each adapter's TestConformance
-// runs the suites of transcribe/transcribetest and webhook/webhooktest.
+// adapter implements driver.BlobStore. Each adapter's TestConformance
+// runs the suites of transcribe/driver/drivertest and webhook/webhooktest.
 package storage

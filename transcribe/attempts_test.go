@@ -12,6 +12,7 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // crashingRecognizer fails its first n calls with an engine crash.
@@ -58,7 +59,7 @@ func TestEngineCrashRetriedOnceThenError(t *testing.T) {
 			if !strings.Contains(*done.Error, "speech engine crashed 2 times") {
 				t.Errorf("reason %q", *done.Error)
 			}
-			if _, err := e.store.ClaimJob(ctx, transcribe.Claim{Owner: "x", Now: time.Now().Add(time.Hour), Lease: time.Minute}); !errors.Is(err, transcribe.ErrNoJob) {
+			if _, err := e.store.ClaimJob(ctx, driver.Claim{Owner: "x", Now: time.Now().Add(time.Hour), Lease: time.Minute}); !errors.Is(err, transcribe.ErrNoJob) {
 				t.Errorf("a twice-crashed job is claimable again: %v", err)
 			}
 		}
@@ -87,7 +88,7 @@ func TestInterruptionsDoNotCount(t *testing.T) {
 	// Three "kill -9"s: claimed, then the lease runs out.
 	now := time.Now()
 	for i := 0; i < 3; i++ {
-		if _, err := store.ClaimJob(ctx, transcribe.Claim{Owner: fmt.Sprint("dead-", i), Now: now, Lease: time.Millisecond}); err != nil {
+		if _, err := store.ClaimJob(ctx, driver.Claim{Owner: fmt.Sprint("dead-", i), Now: now, Lease: time.Millisecond}); err != nil {
 			t.Fatal(err)
 		}
 		now = now.Add(time.Second)

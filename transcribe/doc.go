@@ -1,6 +1,7 @@
 // Package transcribe is the core of Earshot: the transcript resource, its
-// parameters and their validation, the status machine, the contracts that
-// adapters implement, and the Service that ties them together. It knows
+// parameters and their validation, the status machine, the engine and
+// stage contracts, and the Service that ties them together; the storage
+// contracts are transcribe/driver's. It knows
 // nothing of HTTP: no URL of the AssemblyAI API appears here (httpapi
 // renders them), so a gRPC front end, a CLI or a queue consumer embeds it
 // as it is.
@@ -19,13 +20,14 @@
 //     ContentSafetyLabelsResult, TopicDetectionResult, ...), and the enums
 //     with their list functions (Status and Statuses, PIIPolicies,
 //     LanguageCodes, SummaryTypes, ...). httpapi renders them.
-//   - Adapter authors: the store contracts Store, UploadStore, ReadStore,
-//     PageStore, JobCounter, IdempotencyStore and LeMURStore with Record,
-//     Upload, ListQuery, Claim and Lease; BlobStore and FileBlobStore; the
-//     engine contracts Recognizer, FileRecognizer, StreamRecognizer,
-//     Stream and Decoder with PCM, Recognition, RecognizeOptions and
-//     RecognizerFeatures; Fetcher; Notifier. transcribe/transcribetest
-//     holds the suites each adapter runs; examples/customstore is one.
+//   - Adapter authors: the storage contracts (Store, UploadStore,
+//     BlobStore, the optional ReadStore, PageStore and JobCounter,
+//     IdempotencyStore, LeMURStore) and the records they keep are package
+//     transcribe/driver's, with their suites in driver/drivertest;
+//     examples/customstore is one. Here: the engine contracts Recognizer,
+//     FileRecognizer, StreamRecognizer, Stream and Decoder with PCM,
+//     Recognition, RecognizeOptions and RecognizerFeatures; Fetcher;
+//     Notifier; their suites and fakes are transcribe/transcribetest's.
 //   - Stage authors: Stage, StageFunc, FallibleStage, PendingStage, Job
 //     (Transcript, LoadAudio, StoreArtifact) and Written;
 //     transcribe/pipeline is the default order; examples/customstage adds
@@ -41,16 +43,20 @@
 //     tables and returns a *ParamError naming the field.
 //   - Transcript is the wire form of the transcript resource.
 //
-// Contracts (each method's edge cases are documented on the interface),
-// split by aggregate so that an adapter implements only what it stores:
-// Store (transcript records, job claiming, leases; 8 methods), UploadStore
-// (upload ownership), BlobStore (media bytes), Recognizer with the optional
-// StreamRecognizer and FileRecognizer (speech engines), Decoder (media to
-// PCM), Fetcher (audio_url downloads), Notifier (webhooks; the durable
-// queue behind it is webhook.Queue), IdempotencyStore (the
-// Idempotency-Key records httpapi keeps; optional) and Stage with the optional
-// PendingStage and FallibleStage (one step of the feature pipeline).
-// transcribe/transcribetest holds the conformance suites every adapter runs.
+// Contracts (each method's edge cases are documented on the interface):
+// the storage contracts live in package driver, split by aggregate so that
+// an adapter implements only what it stores: driver.Store (transcript
+// records, job claiming, leases), driver.UploadStore (upload ownership),
+// driver.BlobStore (media bytes), driver.IdempotencyStore (the
+// Idempotency-Key records httpapi keeps; optional). Here: Recognizer with
+// the optional StreamRecognizer and FileRecognizer (speech engines),
+// Decoder (media to PCM), Fetcher (audio_url downloads), Notifier
+// (webhooks; the durable queue behind it is webhook.Queue) and Stage with
+// the optional PendingStage and FallibleStage (one step of the feature
+// pipeline). Status and the storage errors (ErrNotFound, ErrExists,
+// ErrNoJob, ErrLeaseLost, ErrStorageUnavailable, ErrClosed) are driver's,
+// re-exported here under the same names.
+//
 // Jobs are a leased queue (JobQueue over a Store), the same primitive
 // (transcribe/queue: claim with a lease, extend, complete, retry at a
 // time; its Runner is the poll/wake loop and lifecycle) that webhook

@@ -4,29 +4,30 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/earshot-dev/earshot/transcribe/queue"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // Sentinel errors. Adapters wrap them (fmt.Errorf("...: %w", ErrNotFound));
-// callers test with errors.Is. httpapi maps them to status codes.
+// callers test with errors.Is. httpapi maps them to status codes. Those
+// of the storage contracts are package driver's, under the same names.
 var (
 	// ErrNotFound: the transcript, upload, blob or delivery does not exist
 	// (or belongs to another project).
-	ErrNotFound = errors.New("transcribe: not found")
+	ErrNotFound = driver.ErrNotFound
 	// ErrForbidden: the upload belongs to another project.
 	ErrForbidden = errors.New("transcribe: forbidden")
 	// ErrNotReady: the operation needs a completed transcript.
 	ErrNotReady = errors.New("transcribe: transcript not ready")
 	// ErrNoJob: ClaimJob found nothing to do.
-	ErrNoJob = errors.New("transcribe: no job available")
+	ErrNoJob = driver.ErrNoJob
 	// ErrExists: Create with an id already present.
-	ErrExists = errors.New("transcribe: already exists")
+	ErrExists = driver.ErrExists
 	// ErrEmptyUpload: an upload body with no bytes.
 	ErrEmptyUpload = errors.New("transcribe: upload is empty")
 	// ErrTooLarge: an upload or media file exceeds a configured cap.
 	ErrTooLarge = errors.New("transcribe: too large")
 	// ErrLeaseLost: the job's lease was taken over by another worker.
-	ErrLeaseLost = queue.ErrLeaseLost
+	ErrLeaseLost = driver.ErrLeaseLost
 	// ErrUnavailable: a required engine (library, model, program) is missing.
 	ErrUnavailable = errors.New("transcribe: engine unavailable")
 	// ErrEngineUnavailable: the speech engine could not be reached or
@@ -39,7 +40,7 @@ var (
 	// ErrStorageUnavailable: the blob store could not be reached or
 	// answered 5xx: an outage, handled like ErrEngineUnavailable (the job
 	// waits for it). BlobStore adapters of remote stores wrap it.
-	ErrStorageUnavailable = errors.New("transcribe: storage unavailable")
+	ErrStorageUnavailable = driver.ErrStorageUnavailable
 	// ErrEngineCrashed: the speech engine's process died while it held this
 	// work (a native crash in an isolated engine). The job caused it; the
 	// Service counts it against the job and never resumes a job that has
@@ -52,7 +53,7 @@ var (
 	// ErrClosed: an adapter (recognizer, store) was used after Close. A job
 	// that gets it was cut off by a shutdown and is resumed later; it never
 	// fails the transcript.
-	ErrClosed = errors.New("transcribe: closed")
+	ErrClosed = driver.ErrClosed
 )
 
 // ParamError reports a request parameter that breaks a rule of the spec.

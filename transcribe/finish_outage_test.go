@@ -9,6 +9,7 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // restartingStore is a database that goes down as a job's final result
@@ -23,7 +24,7 @@ type restartingStore struct {
 
 var errDown = errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
 
-func (s *restartingStore) Update(ctx context.Context, r *transcribe.Record) error {
+func (s *restartingStore) Update(ctx context.Context, r *driver.Record) error {
 	if r.Status.Final() && s.failWrites.Add(-1) >= 0 {
 		s.down.Store(true)
 		return errDown
@@ -31,7 +32,7 @@ func (s *restartingStore) Update(ctx context.Context, r *transcribe.Record) erro
 	return s.Store.Update(ctx, r)
 }
 
-func (s *restartingStore) Get(ctx context.Context, id string) (*transcribe.Record, error) {
+func (s *restartingStore) Get(ctx context.Context, id string) (*driver.Record, error) {
 	if s.down.Load() && s.failReads.Add(-1) >= 0 {
 		return nil, errDown
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // lostReplyStore stores a final result and then answers with an error, as
@@ -19,7 +20,7 @@ type lostReplyStore struct {
 	lost atomic.Int32
 }
 
-func (s *lostReplyStore) Update(ctx context.Context, r *transcribe.Record) error {
+func (s *lostReplyStore) Update(ctx context.Context, r *driver.Record) error {
 	if err := s.Store.Update(ctx, r); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/transcribe/queue"
 )
 
@@ -39,7 +40,7 @@ func (s *Service) sweepUploads(ctx context.Context) int {
 			s.log.Info("uploads deleted by the janitor", "unused", expired, "orphaned", orphaned, "ttl", s.cfg.UploadTTL)
 		}
 	}()
-	q := UploadQuery{CreatedBefore: now.Add(-min(s.cfg.UploadTTL, attachGrace)), Limit: janitorBatch}
+	q := driver.UploadQuery{CreatedBefore: now.Add(-min(s.cfg.UploadTTL, attachGrace)), Limit: janitorBatch}
 	for ctx.Err() == nil {
 		us, err := s.cfg.Uploads.ListUploads(ctx, q)
 		if err != nil {
@@ -73,7 +74,7 @@ func (s *Service) sweepUploads(ctx context.Context) int {
 
 // finishedWith reports whether the transcript using upload u no longer
 // needs it: it is final, deleted, or absent past the attach grace.
-func (s *Service) finishedWith(ctx context.Context, u *Upload) bool {
+func (s *Service) finishedWith(ctx context.Context, u *driver.Upload) bool {
 	rec, err := s.cfg.Store.Get(ctx, u.TranscriptID)
 	switch {
 	case errors.Is(err, ErrNotFound):

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // Limits of the list operation.
@@ -51,17 +53,6 @@ type ListResult struct {
 	Newer string
 }
 
-// A PageStore is a Store that reads the fields of a list page alone
-// (storage/sqlite and storage/postgres implement it). List uses it when
-// the Store has it.
-type PageStore interface {
-	// ListPage is List, returning each record with Seq, ID, Status,
-	// Created, Completed and Summary alone set. The records may be
-	// shared with other calls (a Store's cache of pages): callers must
-	// not modify them.
-	ListPage(ctx context.Context, q ListQuery) ([]Record, error)
-}
-
 // List returns a page of the project's transcripts, newest first, within
 // Retention. A page costs one Store query and one small decryption per
 // entry, whatever the transcripts hold (none when the Store answers with
@@ -96,7 +87,7 @@ func (s *Service) list(ctx context.Context, projectID string, o ListOptions) (*L
 	if o.ThrottledOnly {
 		return res, nil
 	}
-	q := ListQuery{ProjectID: projectID, Limit: o.Limit + 1, Status: o.Status, CreatedFrom: s.utcNow().Add(-s.cfg.Retention),
+	q := driver.ListQuery{ProjectID: projectID, Limit: o.Limit + 1, Status: o.Status, CreatedFrom: s.utcNow().Add(-s.cfg.Retention),
 		BeforeID: o.BeforeID, AfterID: o.AfterID}
 	if !o.CreatedOn.IsZero() {
 		day := o.CreatedOn.UTC().Truncate(24 * time.Hour)
@@ -155,15 +146,15 @@ func (s *Service) list(ctx context.Context, projectID string, o ListOptions) (*L
 
 // listPage reads the records of a page through the Store's ListPage, or
 // its List.
-func (s *Service) listPage(ctx context.Context, q ListQuery) ([]Record, error) {
-	if ps, ok := s.cfg.Store.(PageStore); ok {
+func (s *Service) listPage(ctx context.Context, q driver.ListQuery) ([]driver.Record, error) {
+	if ps, ok := s.cfg.Store.(driver.PageStore); ok {
 		return ps.ListPage(ctx, q)
 	}
 	full, err := s.cfg.Store.List(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	recs := make([]Record, len(full))
+	recs := make([]driver.Record, len(full))
 	for i, r := range full {
 		recs[i] = *r
 	}

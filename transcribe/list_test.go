@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 func TestList(t *testing.T) {
@@ -107,11 +108,11 @@ func TestListReadsNoTranscripts(t *testing.T) {
 }
 
 type countingStore struct {
-	transcribe.Store
+	driver.Store
 	gets int
 }
 
-func (c *countingStore) Get(ctx context.Context, id string) (*transcribe.Record, error) {
+func (c *countingStore) Get(ctx context.Context, id string) (*driver.Record, error) {
 	c.gets++
 	return c.Store.Get(ctx, id)
 }

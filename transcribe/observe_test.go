@@ -12,6 +12,7 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // jobEvents records Config.OnJob events.
@@ -251,7 +252,7 @@ func TestOnJobNil(t *testing.T) {
 }
 
 // noCountStore hides the memory store's JobCounter.
-type noCountStore struct{ transcribe.Store }
+type noCountStore struct{ driver.Store }
 
 func TestJobCountsUnsupported(t *testing.T) {
 	t.Parallel()

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // tempPrefix starts the names of the Service's temporary media files, so
@@ -252,7 +254,7 @@ func (s *Service) localMedia(ctx context.Context, j *job) (string, func(), error
 	if id := j.st.UploadID; id != "" {
 		key := uploadKey(id)
 		gone := &MediaError{Reason: "the uploaded file no longer exists"}
-		if fb, ok := s.cfg.Blobs.(FileBlobStore); ok {
+		if fb, ok := s.cfg.Blobs.(driver.FileBlobStore); ok {
 			p, err := fb.Path(key)
 			if err == nil {
 				return p, noop, nil

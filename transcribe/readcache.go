@@ -2,22 +2,8 @@ package transcribe
 
 import (
 	"container/list"
-	"context"
 	"sync"
 )
-
-// A ReadStore is a Store that can leave out the sealed transcript of a
-// read when the caller already holds it (storage/sqlite and
-// storage/postgres implement it). The Service reads GETs through it,
-// with a bounded cache of opened records (see Service.ReadJSON).
-type ReadStore interface {
-	// GetUnlessSummary is Get returning the fields a read shows alone
-	// (ID, ProjectID, Status, Deleted, Created, Completed, WebhookStatus,
-	// Summary and Data), except that when summary is not empty and equal
-	// to the record's stored Summary, Data is nil: the caller holds the
-	// Data stored with that Summary.
-	GetUnlessSummary(ctx context.Context, id string, summary []byte) (*Record, error)
-}
 
 // DefaultReadCacheBytes bounds the Service's cache of opened records.
 // Records over a sixteenth of it are not cached.

@@ -9,23 +9,25 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // readMapStore is a ReadStore over a map, shared by the Services of the
 // tests as a database is by processes; it counts the reads that sent the
 // sealed Data.
 type readMapStore struct {
-	Store
+	driver.Store
 	mu        sync.Mutex
-	recs      map[string]*Record
+	recs      map[string]*driver.Record
 	dataReads int
 }
 
-func (m *readMapStore) Get(ctx context.Context, id string) (*Record, error) {
+func (m *readMapStore) Get(ctx context.Context, id string) (*driver.Record, error) {
 	return m.GetUnlessSummary(ctx, id, nil)
 }
 
-func (m *readMapStore) GetUnlessSummary(_ context.Context, id string, summary []byte) (*Record, error) {
+func (m *readMapStore) GetUnlessSummary(_ context.Context, id string, summary []byte) (*driver.Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.recs[id]
@@ -43,7 +45,7 @@ func (m *readMapStore) GetUnlessSummary(_ context.Context, id string, summary []
 	return &c, nil
 }
 
-func (m *readMapStore) Update(_ context.Context, r *Record) error {
+func (m *readMapStore) Update(_ context.Context, r *driver.Record) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.recs[r.ID]; !ok {
@@ -55,7 +57,7 @@ func (m *readMapStore) Update(_ context.Context, r *Record) error {
 	return nil
 }
 
-func (m *readMapStore) put(r *Record) {
+func (m *readMapStore) put(r *driver.Record) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.recs[r.ID] = r
@@ -76,7 +78,7 @@ func (m *readMapStore) reads() int {
 // readServices are two Services ("processes") on one readMapStore with
 // one key, holding a completed transcript of project p whose text is text.
 func readServices(t *testing.T, text string) (a, b *Service, ms *readMapStore, id string) {
-	ms = &readMapStore{recs: map[string]*Record{}}
+	ms = &readMapStore{recs: map[string]*driver.Record{}}
 	key := NewKey()
 	svc := func() *Service {
 		s, err := NewService(Config{Store: ms, Uploads: nopUploads{}, Blobs: nopBlobs{}, Recognizer: nopRec{}, Decoder: nopDec{}, Key: key, Workers: -1})
@@ -87,7 +89,7 @@ func readServices(t *testing.T, text string) (a, b *Service, ms *readMapStore, i
 	}
 	a, b = svc(), svc()
 	id = "0f0e0d0c-0b0a-4090-8070-605040302010"
-	rec := &Record{ID: id, ProjectID: "p", Status: StatusCompleted, Created: time.Now().UTC()}
+	rec := &driver.Record{ID: id, ProjectID: "p", Status: StatusCompleted, Created: time.Now().UTC()}
 	if err := b.seal(rec, &state{T: completedTranscript(id, text)}); err != nil {
 		t.Fatal(err)
 	}
@@ -251,11 +253,13 @@ func TestReadCacheBound(t *testing.T) {
 // pageMapStore answers every page with the records in page, the same
 // slice until the test replaces it (as a Store's cache of pages does).
 type pageMapStore struct {
-	Store
-	page []Record
+	driver.Store
+	page []driver.Record
 }
 
-func (m *pageMapStore) ListPage(context.Context, ListQuery) ([]Record, error) { return m.page, nil }
+func (m *pageMapStore) ListPage(context.Context, driver.ListQuery) ([]driver.Record, error) {
+	return m.page, nil
+}
 
 // TestReadListShared: ReadList answers the very records with the very
 // result (nothing opened again), a new page with a new one; List's
@@ -266,11 +270,11 @@ func TestReadListShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entry := func(id, url string) Record {
-		return Record{ID: id, Status: StatusCompleted, Created: s.utcNow(),
+	entry := func(id, url string) driver.Record {
+		return driver.Record{ID: id, Status: StatusCompleted, Created: s.utcNow(),
 			Summary: s.cipher.Seal(summaryAAD(id), summary{AudioURL: url}.encode())}
 	}
-	ms.page = []Record{entry("b", "https://x/b.wav"), entry("a", "https://x/a.wav")}
+	ms.page = []driver.Record{entry("b", "https://x/b.wav"), entry("a", "https://x/a.wav")}
 	ctx := t.Context()
 	r1, err := s.ReadList(ctx, "p", ListOptions{})
 	if err != nil || len(r1.Entries) != 2 || r1.Entries[0].AudioURL != "https://x/b.wav" {
@@ -287,7 +291,7 @@ func TestReadListShared(t *testing.T) {
 	if l2, _ := s.List(ctx, "p", ListOptions{}); l2.Entries[0].AudioURL != "https://x/b.wav" || r1.Entries[0].AudioURL != "https://x/b.wav" {
 		t.Error("a caller's change to List's result reached the shared one")
 	}
-	ms.page = []Record{entry("c", "https://x/c.wav")}
+	ms.page = []driver.Record{entry("c", "https://x/c.wav")}
 	r4, _ := s.ReadList(ctx, "p", ListOptions{})
 	if r4 == r1 || len(r4.Entries) != 1 || r4.Entries[0].AudioURL != "https://x/c.wav" {
 		t.Errorf("a new page: %+v", r4)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"github.com/google/uuid"
+
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // GetJSON returns the project's transcript in its wire form (what Get
@@ -38,7 +40,7 @@ func (s *Service) ReadJSON(ctx context.Context, projectID, id string, write func
 	if uuid.Validate(id) != nil {
 		return fmt.Errorf("transcript %q: %w", id, ErrNotFound)
 	}
-	rs, ok := s.cfg.Store.(ReadStore)
+	rs, ok := s.cfg.Store.(driver.ReadStore)
 	if !ok {
 		rec, err := s.cfg.Store.Get(ctx, id)
 		if err != nil {
@@ -88,7 +90,7 @@ func (s *Service) ReadJSON(ctx context.Context, projectID, id string, write func
 
 // openAndKeep serves rec, read whole from the Store (its Data is the
 // caller's), and keeps what it opened in the cache under rec's Summary.
-func (s *Service) openAndKeep(rec *Record, write func([]byte)) error {
+func (s *Service) openAndKeep(rec *driver.Record, write func([]byte)) error {
 	buf := getBuf(len(rec.Data))
 	defer putBuf(buf)
 	b, err := s.cipher.openTo((*buf)[:0], rec.ID, rec.Data)
@@ -121,7 +123,7 @@ func (s *Service) openAndKeep(rec *Record, write func([]byte)) error {
 // writePub writes pub, a version 2 record's wire form whose splice
 // points are at, with the status and webhook_status_code of rec: pub as
 // it is when they are the ones it has, else a copy with them spliced in.
-func writePub(pub []byte, at splicePoints, rec *Record, write func([]byte)) {
+func writePub(pub []byte, at splicePoints, rec *driver.Record, write func([]byte)) {
 	code := hookCode(rec)
 	if string(pub[at.sv:at.se]) == string(rec.Status) && string(pub[at.hv:at.he]) == code {
 		write(pub) // unchanged since it was rendered: no copy
@@ -139,7 +141,7 @@ func writePub(pub []byte, at splicePoints, rec *Record, write func([]byte)) {
 }
 
 // hookCode is webhook_status_code's value for rec.
-func hookCode(rec *Record) string {
+func hookCode(rec *driver.Record) string {
 	if rec.WebhookStatus != 0 && !rec.Deleted {
 		return strconv.Itoa(rec.WebhookStatus)
 	}
@@ -149,7 +151,7 @@ func hookCode(rec *Record) string {
 // writeSealed writes the wire form of rec with the sealed Data data,
 // decrypted into a reused buffer (and, for a version 1 record or one
 // findSplice cannot read, decoded and marshalled).
-func (s *Service) writeSealed(rec *Record, data []byte, write func([]byte)) error {
+func (s *Service) writeSealed(rec *driver.Record, data []byte, write func([]byte)) error {
 	buf := getBuf(len(data))
 	defer putBuf(buf)
 	b, err := s.cipher.openTo((*buf)[:0], rec.ID, data)
@@ -166,7 +168,7 @@ func (s *Service) writeSealed(rec *Record, data []byte, write func([]byte)) erro
 			return nil
 		}
 	}
-	j, err := s.unseal(&Record{ID: rec.ID, ProjectID: rec.ProjectID, Status: rec.Status, Deleted: rec.Deleted,
+	j, err := s.unseal(&driver.Record{ID: rec.ID, ProjectID: rec.ProjectID, Status: rec.Status, Deleted: rec.Deleted,
 		Created: rec.Created, Completed: rec.Completed, WebhookStatus: rec.WebhookStatus, Data: data})
 	if err != nil {
 		return err

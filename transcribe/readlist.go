@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"sync"
+
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // ReadList is List returning a result that may be shared: callers must
@@ -38,7 +40,7 @@ type listKey struct {
 }
 
 type listPage struct {
-	recs []Record
+	recs []driver.Record
 	res  *ListResult
 	size int
 }
@@ -48,7 +50,7 @@ type listPage struct {
 const maxListCacheBytes = 8 << 20
 
 // get returns the result made of recs for project and o, if kept.
-func (c *listCache) get(project string, o ListOptions, recs []Record) *ListResult {
+func (c *listCache) get(project string, o ListOptions, recs []driver.Record) *ListResult {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -62,7 +64,7 @@ func (c *listCache) get(project string, o ListOptions, recs []Record) *ListResul
 }
 
 // put keeps res, made of recs for project and o.
-func (c *listCache) put(project string, o ListOptions, recs []Record, res *ListResult) {
+func (c *listCache) put(project string, o ListOptions, recs []driver.Record, res *ListResult) {
 	if len(recs) == 0 {
 		return
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // state is the unsealed form of Record.Data: the transcript and what only
@@ -67,12 +69,12 @@ const summaryAADSuffix = "\x00summary"
 
 // job is an unsealed record: the Store's metadata plus the sealed state.
 type job struct {
-	rec *Record
+	rec *driver.Record
 	st  state
 }
 
 // seal writes st (and its list summary) into rec.
-func (s *Service) seal(rec *Record, st *state) error {
+func (s *Service) seal(rec *driver.Record, st *state) error {
 	pub, err := json.Marshal(st.T.Public())
 	if err != nil {
 		return fmt.Errorf("transcribe: encoding transcript %s: %w", rec.ID, err)
@@ -94,7 +96,7 @@ func (s *Service) seal(rec *Record, st *state) error {
 
 // open decrypts rec.Data into its private part and public JSON (nil for
 // a version 1 record, whose whole state is in priv as JSON).
-func (s *Service) open(rec *Record) (priv, pub []byte, err error) {
+func (s *Service) open(rec *driver.Record) (priv, pub []byte, err error) {
 	b, err := s.cipher.Open(rec.ID, rec.Data)
 	if err != nil {
 		return nil, nil, err
@@ -126,7 +128,7 @@ func splitV2(b []byte) (priv, pub []byte, ok bool) {
 // unseal opens rec.Data and overlays the Store's metadata (status,
 // deletion, times, webhook status), which is authoritative: the Store
 // changes some of it (a claim sets processing) without resealing.
-func (s *Service) unseal(rec *Record) (*job, error) {
+func (s *Service) unseal(rec *driver.Record) (*job, error) {
 	privJSON, pub, err := s.open(rec)
 	if err != nil {
 		return nil, err
@@ -167,7 +169,7 @@ type summaryBufs struct{ plain, aad []byte }
 
 // unsealSummaryTo opens rec.Summary with bufs. The summary's strings do
 // not share them.
-func (s *Service) unsealSummaryTo(bufs *summaryBufs, rec *Record) (summary, error) {
+func (s *Service) unsealSummaryTo(bufs *summaryBufs, rec *driver.Record) (summary, error) {
 	var sum summary
 	bufs.aad = append(append(bufs.aad[:0], rec.ID...), summaryAADSuffix...)
 	b, err := s.cipher.openAAD(bufs.plain[:0], rec.ID, bufs.aad, rec.Summary)

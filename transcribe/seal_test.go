@@ -6,15 +6,17 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // mapStore is the smallest Store for seal tests: Get and Create only.
 type mapStore struct {
-	Store
-	recs map[string]*Record
+	driver.Store
+	recs map[string]*driver.Record
 }
 
-func (m *mapStore) Get(ctx context.Context, id string) (*Record, error) {
+func (m *mapStore) Get(ctx context.Context, id string) (*driver.Record, error) {
 	r, ok := m.recs[id]
 	if !ok {
 		return nil, ErrNotFound
@@ -28,7 +30,7 @@ func (m *mapStore) Get(ctx context.Context, id string) (*Record, error) {
 // status and webhook status spliced in equals the marshalled Get, in every
 // state, and for records sealed in the version 1 format.
 func TestGetJSONMatchesGet(t *testing.T) {
-	ms := &mapStore{recs: map[string]*Record{}}
+	ms := &mapStore{recs: map[string]*driver.Record{}}
 	s, err := NewService(Config{Store: ms, Uploads: nopUploads{}, Blobs: nopBlobs{}, Recognizer: nopRec{}, Decoder: nopDec{}, Key: NewKey(), Workers: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +45,7 @@ func TestGetJSONMatchesGet(t *testing.T) {
 			RemoveAudioTags: json.RawMessage(`{"a":1,"webhook_status_code":7,"status":"x"}`)},
 		Text: &text, Words: []Word{{Text: text, Start: 1, End: 2, Confidence: 0.9}}, Confidence: &conf, AudioDuration: &dur,
 		ContentSafetyLabels: &ContentSafetyLabelsResult{}, LanguageModel: "assemblyai_default", AcousticModel: "assemblyai_default"}
-	rec := &Record{ID: tr.ID, ProjectID: "p", Status: StatusQueued, Created: time.Now()}
+	rec := &driver.Record{ID: tr.ID, ProjectID: "p", Status: StatusQueued, Created: time.Now()}
 	if err := s.seal(rec, &state{T: tr, UploadID: "u1", Engine: "best"}); err != nil {
 		t.Fatal(err)
 	}
@@ -80,14 +82,14 @@ func TestGetJSONMatchesGet(t *testing.T) {
 	}
 	// A record sealed by an earlier version (plain JSON of the state).
 	v1, _ := json.Marshal(stateV1{T: tr, UploadID: "u1"})
-	old := &Record{ID: "11111111-2222-4333-8444-555555555555", ProjectID: "p", Status: StatusCompleted, Data: s.cipher.Seal("11111111-2222-4333-8444-555555555555", v1)}
+	old := &driver.Record{ID: "11111111-2222-4333-8444-555555555555", ProjectID: "p", Status: StatusCompleted, Data: s.cipher.Seal("11111111-2222-4333-8444-555555555555", v1)}
 	ms.recs[old.ID] = old
 	rec = old
 	check("version 1 record")
 }
 
-type nopUploads struct{ UploadStore }
-type nopBlobs struct{ BlobStore }
+type nopUploads struct{ driver.UploadStore }
+type nopBlobs struct{ driver.BlobStore }
 type nopDec struct{ Decoder }
 type nopRec struct{ Recognizer }
 

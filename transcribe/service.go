@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/transcribe/netguard"
 	"github.com/earshot-dev/earshot/transcribe/queue"
 )
@@ -20,12 +21,12 @@ import (
 // Store, Blobs, Recognizer, Decoder and Key are required.
 type Config struct {
 	// Store keeps the transcript records and hands out jobs. Required.
-	Store Store
+	Store driver.Store
 	// Uploads keeps upload ownership. Default: Store, when it implements
 	// UploadStore (the bundled stores do).
-	Uploads UploadStore
+	Uploads driver.UploadStore
 	// Blobs keeps uploaded media and the artifacts stages write. Required.
-	Blobs BlobStore
+	Blobs driver.BlobStore
 	// Engines are the speech engines, chosen per request by speech_model
 	// (then speech_models); the first is the default. The API's model
 	// names (best, nano, slam-1, universal, conformer-2) that no engine
@@ -150,8 +151,8 @@ type Service struct {
 	now     func() time.Time
 
 	// jobs is the Store's job queue; run works it (and runs the janitor).
-	jobs    queue.Queue[*Record]
-	run     *queue.Runner[*Record]
+	jobs    queue.Queue[*driver.Record]
+	run     *queue.Runner[*driver.Record]
 	startMu sync.Mutex
 	started bool
 }
@@ -159,7 +160,7 @@ type Service struct {
 // NewService checks cfg and returns a Service. Call Start to run workers.
 func NewService(cfg Config) (*Service, error) {
 	if cfg.Uploads == nil {
-		if u, ok := cfg.Store.(UploadStore); ok {
+		if u, ok := cfg.Store.(driver.UploadStore); ok {
 			cfg.Uploads = u
 		}
 	}
@@ -339,14 +340,14 @@ type JobEvent struct {
 // with the outcome set along the way.
 type jobWatch struct {
 	s       *Service
-	rec     *Record
+	rec     *driver.Record
 	at      time.Time
 	engine  string
 	outcome JobOutcome
 	t       *Transcript
 }
 
-func (s *Service) watchJob(rec *Record) *jobWatch {
+func (s *Service) watchJob(rec *driver.Record) *jobWatch {
 	if s.cfg.OnJob == nil {
 		return nil
 	}
@@ -384,17 +385,6 @@ func (w *jobWatch) finish() {
 	w.s.cfg.OnJob(e)
 }
 
-// JobCounter is an optional extension of Store, found by type assertion,
-// for metrics: CountJobs returns how many records not deleted have
-// status, across every project and every process sharing the Store, with
-// one query that must stay cheap however many finished transcripts the
-// Store holds (count queued and processing records through an index of
-// the claimable ones). It is only called with StatusQueued or
-// StatusProcessing.
-type JobCounter interface {
-	CountJobs(ctx context.Context, status Status) (int, error)
-}
-
 // JobCounts returns how many transcripts are queued and processing in the
 // Store, across all projects and all processes sharing it: the queue
 // depth of the whole deployment, not of this process. (A count kept
@@ -402,7 +392,7 @@ type JobCounter interface {
 // another process submits or claims.) It needs a Store implementing
 // JobCounter; otherwise the error wraps errors.ErrUnsupported.
 func (s *Service) JobCounts(ctx context.Context) (queued, processing int, err error) {
-	jc, ok := s.cfg.Store.(JobCounter)
+	jc, ok := s.cfg.Store.(driver.JobCounter)
 	if !ok {
 		return 0, 0, fmt.Errorf("transcribe: the Store (%T) does not count jobs: %w", s.cfg.Store, errors.ErrUnsupported)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // rawDecoder is a test Decoder: the "media" is raw little-endian int16
@@ -396,7 +397,7 @@ func TestLeaseRecovery(t *testing.T) {
 	ctx := context.Background()
 	u, _ := dead.Upload(ctx, "p", bytes.NewReader(media(1, 1)))
 	tr, _ := dead.Submit(ctx, "p", transcribe.SubmitRequest{UploadID: u.ID})
-	if _, err := store.ClaimJob(ctx, transcribe.Claim{Owner: "dead-worker", Now: time.Now(), Lease: 300 * time.Millisecond}); err != nil {
+	if _, err := store.ClaimJob(ctx, driver.Claim{Owner: "dead-worker", Now: time.Now(), Lease: 300 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	live, _ := transcribe.NewService(cfg)
@@ -436,7 +437,7 @@ func TestDeleteQueuedEndsInError(t *testing.T) {
 	if del.Status != transcribe.StatusError || *del.Error != transcribe.DeletedText || !del.IsDeleted {
 		t.Fatalf("deleted queued transcript: %s %v", del.Status, del.Error)
 	}
-	if _, err := e.store.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: time.Now(), Lease: time.Minute}); !errors.Is(err, transcribe.ErrNoJob) {
+	if _, err := e.store.ClaimJob(ctx, driver.Claim{Owner: "w", Now: time.Now(), Lease: time.Minute}); !errors.Is(err, transcribe.ErrNoJob) {
 		t.Fatalf("deleted job still claimable: %v", err)
 	}
 }

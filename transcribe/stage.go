@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"path"
 	"time"
+
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // Job is the work one transcript's feature stages share: the transcript
@@ -33,7 +35,7 @@ type Job struct {
 	// stages fill in only the rest.
 	Written Written
 	// Blobs is where StoreArtifact writes.
-	Blobs  BlobStore
+	Blobs  driver.BlobStore
 	Logger *slog.Logger
 	// Artifacts lists the files stored with StoreArtifact so far; the
 	// Service keeps the list with the transcript and deletes them with it.

@@ -1,35 +1,25 @@
 package transcribe
 
-import "fmt"
+import (
+	"fmt"
 
-// Status is the processing state of a transcript.
-type Status string
+	"github.com/earshot-dev/earshot/transcribe/driver"
+)
+
+// Status is the processing state of a transcript (the wire enum
+// "status"); defined in package driver because Records carry it.
+type Status = driver.Status
 
 // The transcript states of the spec's "States and transitions" section.
 const (
-	StatusQueued     Status = "queued"
-	StatusProcessing Status = "processing"
-	StatusCompleted  Status = "completed"
-	StatusError      Status = "error"
+	StatusQueued     = driver.StatusQueued
+	StatusProcessing = driver.StatusProcessing
+	StatusCompleted  = driver.StatusCompleted
+	StatusError      = driver.StatusError
 )
 
 // Statuses lists every Status in lifecycle order.
-func Statuses() []Status {
-	return []Status{StatusQueued, StatusProcessing, StatusCompleted, StatusError}
-}
-
-// Valid reports whether s is one of Statuses.
-func (s Status) Valid() bool {
-	for _, v := range Statuses() {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
-
-// Final reports whether s is a state a client polls for (completed or error).
-func (s Status) Final() bool { return s == StatusCompleted || s == StatusError }
+func Statuses() []Status { return driver.Statuses() }
 
 // transitions is the table of allowed status changes, and every status
 // change the Service makes goes through transition, which consults it:
@@ -72,7 +62,7 @@ var transitionHook func(from, to Status)
 
 // transition moves the record and its transcript to status to, after
 // checking the table; *transitionError otherwise (nothing is changed).
-func transition(rec *Record, t *Transcript, to Status) error {
+func transition(rec *driver.Record, t *Transcript, to Status) error {
 	from := rec.Status
 	if !canTransition(from, to) {
 		return &transitionError{From: from, To: to}

@@ -3,6 +3,8 @@ package transcribe
 import (
 	"errors"
 	"testing"
+
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 func TestTransitionTable(t *testing.T) {
@@ -18,7 +20,7 @@ func TestTransitionTable(t *testing.T) {
 			if got := canTransition(from, to); got != want {
 				t.Errorf("canTransition(%s, %s) = %v, want %v", from, to, got, want)
 			}
-			rec, tr := &Record{Status: from}, &Transcript{Status: from}
+			rec, tr := &driver.Record{Status: from}, &Transcript{Status: from}
 			err := transition(rec, tr, to)
 			var te *transitionError
 			switch {

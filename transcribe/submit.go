@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // SubmitRequest is what Submit takes: the request parameters and where the
@@ -77,7 +79,7 @@ func (s *Service) Submit(ctx context.Context, projectID string, req SubmitReques
 			ps.Pending(t)
 		}
 	}
-	j := &job{rec: &Record{ID: t.ID, ProjectID: projectID, Status: StatusQueued, Created: t.Created}, st: state{T: t, Engine: eng.Name}}
+	j := &job{rec: &driver.Record{ID: t.ID, ProjectID: projectID, Status: StatusQueued, Created: t.Created}, st: state{T: t, Engine: eng.Name}}
 	if req.UploadID != "" {
 		if err := s.attachUpload(ctx, projectID, req.UploadID, t.ID); err != nil {
 			return nil, err

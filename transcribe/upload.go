@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // uploadKey is the blob key of an upload's bytes.
@@ -27,10 +29,10 @@ func uploadKey(id string) string { return "uploads/" + id }
 // failed upload's record and bytes are removed at once, within
 // uploadCleanupTimeout (1 s), so that a blob store that is down does not
 // hold the answer; what that leaves, the janitor removes too.
-func (s *Service) Upload(ctx context.Context, projectID string, r io.Reader) (*Upload, error) {
+func (s *Service) Upload(ctx context.Context, projectID string, r io.Reader) (*driver.Upload, error) {
 	id := uuid.NewString()
 	key := uploadKey(id)
-	u := &Upload{ID: id, ProjectID: projectID, Created: s.utcNow()}
+	u := &driver.Upload{ID: id, ProjectID: projectID, Created: s.utcNow()}
 	if err := s.cfg.Uploads.CreateUpload(ctx, u); err != nil {
 		return nil, fmt.Errorf("transcribe: recording upload: %w", err)
 	}

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // unreachableBlobs is a blob store that is down: Put fails at once (connection
 // refused), and Delete retries as the S3 client does, until its context
 // ends.
-type unreachableBlobs struct{ transcribe.BlobStore }
+type unreachableBlobs struct{ driver.BlobStore }
 
 func (unreachableBlobs) Put(context.Context, string, io.Reader) (int64, error) {
 	return 0, errors.Join(transcribe.ErrStorageUnavailable, errors.New("dial tcp 127.0.0.1:9000: connect: connection refused"))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 func TestUploadErrors(t *testing.T) {
@@ -59,7 +60,7 @@ func TestUploadRecordedBeforeItsBytes(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := e.svc.Upload(ctx, "p", r); done <- err }()
 	<-r.started
-	us, err := e.store.ListUploads(ctx, transcribe.UploadQuery{})
+	us, err := e.store.ListUploads(ctx, driver.UploadQuery{})
 	if err != nil || len(us) != 1 || us[0].ProjectID != "p" || us[0].TranscriptID != "" {
 		t.Fatalf("no record while the bytes stream in: %+v, %v", us, err)
 	}
@@ -68,7 +69,7 @@ func TestUploadRecordedBeforeItsBytes(t *testing.T) {
 	if err := <-done; !errors.As(err, &re) || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("cut-off upload: %v", err)
 	}
-	if us, err := e.store.ListUploads(ctx, transcribe.UploadQuery{}); err != nil || len(us) != 0 {
+	if us, err := e.store.ListUploads(ctx, driver.UploadQuery{}); err != nil || len(us) != 0 {
 		t.Errorf("cut-off upload left records: %+v, %v", us, err)
 	}
 	if e.blobs.Len() != 0 {
@@ -181,17 +182,17 @@ func TestJanitorRemovesOrphanedUploads(t *testing.T) {
 		c.UploadSweepInterval = 10 * time.Millisecond
 	})
 	ctx := context.Background()
-	finished := &transcribe.Record{ID: "00000000-0000-4000-8000-000000000001", ProjectID: "p", Status: transcribe.StatusCompleted, Created: time.Now()}
-	deleted := &transcribe.Record{ID: "00000000-0000-4000-8000-000000000002", ProjectID: "p", Status: transcribe.StatusQueued, Deleted: true, Created: time.Now()}
-	running := &transcribe.Record{ID: "00000000-0000-4000-8000-000000000003", ProjectID: "p", Status: transcribe.StatusProcessing, Created: time.Now()}
-	for _, r := range []*transcribe.Record{finished, deleted, running} {
+	finished := &driver.Record{ID: "00000000-0000-4000-8000-000000000001", ProjectID: "p", Status: transcribe.StatusCompleted, Created: time.Now()}
+	deleted := &driver.Record{ID: "00000000-0000-4000-8000-000000000002", ProjectID: "p", Status: transcribe.StatusQueued, Deleted: true, Created: time.Now()}
+	running := &driver.Record{ID: "00000000-0000-4000-8000-000000000003", ProjectID: "p", Status: transcribe.StatusProcessing, Created: time.Now()}
+	for _, r := range []*driver.Record{finished, deleted, running} {
 		if err := e.store.Create(ctx, r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	mk := func(id, tr string) { // as Service.Upload does: the bytes first, then the record
 		e.blobs.Put(ctx, "uploads/"+id, strings.NewReader("x"))
-		if err := e.store.CreateUpload(ctx, &transcribe.Upload{ID: id, ProjectID: "p", Size: 1, Created: e.now.Now().Add(-10 * time.Minute), TranscriptID: tr}); err != nil {
+		if err := e.store.CreateUpload(ctx, &driver.Upload{ID: id, ProjectID: "p", Size: 1, Created: e.now.Now().Add(-10 * time.Minute), TranscriptID: tr}); err != nil {
 			t.Fatal(err)
 		}
 	}

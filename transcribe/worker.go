@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/transcribe/queue"
 )
 
@@ -26,11 +27,11 @@ const (
 
 // newRunner returns the Runner of the Service's workers: Workers workers
 // claiming from the Store's job queue, and the janitor beside them.
-func (s *Service) newRunner() *queue.Runner[*Record] {
-	return queue.NewRunner(queue.Config[*Record]{
+func (s *Service) newRunner() *queue.Runner[*driver.Record] {
+	return queue.NewRunner(queue.Config[*driver.Record]{
 		Queue:        s.jobs,
 		Handle:       s.runJob,
-		ID:           func(r *Record) string { return r.ID },
+		ID:           func(r *driver.Record) string { return r.ID },
 		Workers:      s.cfg.Workers,
 		Owner:        func(i int) string { return fmt.Sprintf("%s/%d", s.cfg.WorkerID, i) },
 		Lease:        s.cfg.Lease,
@@ -51,7 +52,7 @@ func (s *Service) newRunner() *queue.Runner[*Record] {
 // when the Service closes, or with cause ErrLeaseLost when the job's
 // lease is lost (the Runner extends it meanwhile). It returns false when
 // the worker must stop (the engine was closed under it).
-func (s *Service) runJob(ctx context.Context, owner string, rec *Record) bool {
+func (s *Service) runJob(ctx context.Context, owner string, rec *driver.Record) bool {
 	log := s.log.With("id", rec.ID)
 	// The claim made queued → processing (or took over a processing job
 	// whose worker died, which is no status change) inside the Store.
@@ -124,7 +125,7 @@ func (s *Service) runJob(ctx context.Context, owner string, rec *Record) bool {
 // release gives a claimed job back: still processing, claimable by the
 // next ClaimJob of any process at once. The record is written as it is
 // (Failures counts an engine crash).
-func (s *Service) release(ctx context.Context, owner string, rec *Record) {
+func (s *Service) release(ctx context.Context, owner string, rec *driver.Record) {
 	if err := s.jobs.RetryAt(ctx, rec, owner, s.now()); err != nil {
 		s.log.Warn("releasing job", "id", rec.ID, "err", err)
 	}
@@ -132,7 +133,7 @@ func (s *Service) release(ctx context.Context, owner string, rec *Record) {
 
 // fail ends a job that cannot even be read (its record is corrupt or
 // sealed under another key) in status error.
-func (s *Service) fail(ctx context.Context, owner string, rec *Record) {
+func (s *Service) fail(ctx context.Context, owner string, rec *driver.Record) {
 	ctx = context.WithoutCancel(ctx)
 	if err := transition(rec, nil, StatusError); err != nil {
 		s.log.Error("failing unreadable job", "id", rec.ID, "err", err)
@@ -255,7 +256,7 @@ func retry(stop <-chan struct{}, fn func() error) error {
 // while the database answered reads (a write refused for good). It
 // returns ErrLeaseLost when another worker holds the job, ErrNotFound
 // when it is gone.
-func (s *Service) storeFinal(ctx context.Context, stop <-chan struct{}, owner string, rec *Record) error {
+func (s *Service) storeFinal(ctx context.Context, stop <-chan struct{}, owner string, rec *driver.Record) error {
 	err := s.jobs.Complete(ctx, rec, owner)
 	if err == nil || errors.Is(err, ErrLeaseLost) {
 		return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/transcribe/queue"
 )
 
@@ -38,7 +39,7 @@ type Claim = queue.Claim
 // queuetest.Run); the rest is checked by webhooktest.RunQueueTests:
 //
 // Method names carry the noun so that one type (a SQL store, say) can
-// implement transcribe.Store, transcribe.UploadStore and Queue at once.
+// implement driver.Store, driver.UploadStore and Queue at once.
 //
 //   - AddDelivery inserts d; an error wrapping transcribe.ErrExists when d.ID is
 //     taken.
@@ -63,7 +64,7 @@ type Claim = queue.Claim
 type Queue interface {
 	AddDelivery(ctx context.Context, d *Delivery) error
 	ClaimDelivery(ctx context.Context, c Claim) (*Delivery, error)
-	ExtendDelivery(ctx context.Context, l transcribe.Lease) error
+	ExtendDelivery(ctx context.Context, l driver.Lease) error
 	UpdateDelivery(ctx context.Context, d *Delivery) error
 	PurgeDeliveries(ctx context.Context, doneBefore time.Time, limit int) (int, error)
 }
@@ -92,7 +93,7 @@ func (q deliveryQueue) Claim(ctx context.Context, c Claim) (*Delivery, error) {
 }
 
 // Extend moves the lease with ExtendDelivery; an absent delivery has lost it.
-func (q deliveryQueue) Extend(ctx context.Context, l transcribe.Lease) error {
+func (q deliveryQueue) Extend(ctx context.Context, l driver.Lease) error {
 	err := q.q.ExtendDelivery(ctx, l)
 	if errors.Is(err, transcribe.ErrNotFound) && !errors.Is(err, transcribe.ErrLeaseLost) {
 		err = fmt.Errorf("%w (%w)", err, transcribe.ErrLeaseLost)

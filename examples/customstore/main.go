@@ -1,4 +1,4 @@
-// Command customstore shows a transcribe.Store of one's own: an audit log
+// Command customstore shows a driver.Store of one's own: an audit log
 // that wraps any other Store and writes a line for every state change of a
 // transcript (created, queued -> processing -> completed or error, deleted)
 // without ever seeing its content, which the Service seals before a store
@@ -6,7 +6,7 @@
 // store through it and prints the log.
 //
 // A store adapter proves it keeps the contract with the conformance suite
-// every adapter runs: main_test.go runs transcribetest.RunStoreTests on it.
+// every adapter runs: main_test.go runs drivertest.RunStoreTests on it.
 //
 //	go run ./examples/customstore
 package main
@@ -23,19 +23,20 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/transcribe/media"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
 )
 
-// auditStore is a transcribe.Store that logs every write of another.
+// auditStore is a driver.Store that logs every write of another.
 // Embedding the interface passes the methods it does not override through.
 type auditStore struct {
-	transcribe.Store
+	driver.Store
 	mu sync.Mutex
 	w  io.Writer
 }
 
-func (s *auditStore) log(event string, r *transcribe.Record) {
+func (s *auditStore) log(event string, r *driver.Record) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	deleted := ""
@@ -45,7 +46,7 @@ func (s *auditStore) log(event string, r *transcribe.Record) {
 	fmt.Fprintf(s.w, "%s %s project=%s status=%s%s\n", event, r.ID, r.ProjectID, r.Status, deleted)
 }
 
-func (s *auditStore) Create(ctx context.Context, r *transcribe.Record) error {
+func (s *auditStore) Create(ctx context.Context, r *driver.Record) error {
 	err := s.Store.Create(ctx, r)
 	if err == nil {
 		s.log("create", r)
@@ -53,7 +54,7 @@ func (s *auditStore) Create(ctx context.Context, r *transcribe.Record) error {
 	return err
 }
 
-func (s *auditStore) Update(ctx context.Context, r *transcribe.Record) error {
+func (s *auditStore) Update(ctx context.Context, r *driver.Record) error {
 	err := s.Store.Update(ctx, r)
 	if err == nil {
 		s.log("update", r)
@@ -61,7 +62,7 @@ func (s *auditStore) Update(ctx context.Context, r *transcribe.Record) error {
 	return err
 }
 
-func (s *auditStore) ClaimJob(ctx context.Context, c transcribe.Claim) (*transcribe.Record, error) {
+func (s *auditStore) ClaimJob(ctx context.Context, c driver.Claim) (*driver.Record, error) {
 	r, err := s.Store.ClaimJob(ctx, c)
 	if err == nil {
 		s.log("claim", r)

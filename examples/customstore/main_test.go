@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/earshot-dev/earshot/storage/memory"
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 )
 
 // TestConformance: the audit store keeps the Store contract (the suite
 // every store adapter runs).
 func TestConformance(t *testing.T) {
-	transcribetest.RunStoreTests(t, func(t *testing.T) transcribe.Store {
+	drivertest.RunStoreTests(t, func(t *testing.T) driver.Store {
 		return &auditStore{Store: memory.New(), w: io.Discard}
 	})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/analysis/llm"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // Defaults of Config.
@@ -64,9 +65,9 @@ type Config struct {
 	MaxRequestBytes int64
 	// Store keeps the answers for GET and DELETE /lemur/v3/{request_id}.
 	// Give it the store the server's processes share (storage/sqlite and
-	// storage/postgres implement transcribe.LeMURStore). Default:
+	// storage/postgres implement driver.LeMURStore). Default:
 	// memory.NewLeMURStore, this process only.
-	Store transcribe.LeMURStore
+	Store driver.LeMURStore
 	// Key seals the stored answers (AES-256-GCM, bound to the project and
 	// request id), so the store never holds transcript text in the clear:
 	// transcribe.KeySize bytes, the same in every process. Default: a
@@ -270,7 +271,7 @@ func (h *Handler) keep(ctx context.Context, project, id string, body []byte) err
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.cfg.StoreTimeout)
 	defer cancel()
 	now := time.Now().UTC()
-	if err := h.cfg.Store.PutLeMUR(sctx, &transcribe.LeMURRecord{ProjectID: project, RequestID: id, Data: h.cipher.Seal(aad(project, id), body), Created: now}); err != nil {
+	if err := h.cfg.Store.PutLeMUR(sctx, &driver.LeMURRecord{ProjectID: project, RequestID: id, Data: h.cipher.Seal(aad(project, id), body), Created: now}); err != nil {
 		return err
 	}
 	h.sweepMu.Lock()

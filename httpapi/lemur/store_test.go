@@ -13,6 +13,7 @@ import (
 	"github.com/earshot-dev/earshot/httpapi/lemur"
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // TestRedactedTranscript: a transcript made with redact_pii reaches the
@@ -37,11 +38,11 @@ func TestRedactedTranscript(t *testing.T) {
 
 // recordingStore keeps what is stored, to look at it.
 type recordingStore struct {
-	transcribe.LeMURStore
+	driver.LeMURStore
 	data [][]byte
 }
 
-func (s *recordingStore) PutLeMUR(ctx context.Context, r *transcribe.LeMURRecord) error {
+func (s *recordingStore) PutLeMUR(ctx context.Context, r *driver.LeMURRecord) error {
 	s.data = append(s.data, bytes.Clone(r.Data))
 	return s.LeMURStore.PutLeMUR(ctx, r)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/earshot-dev/earshot/internal/testaudio"
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/transcribe/media"
 	"github.com/earshot-dev/earshot/transcribe/pipeline"
 )
@@ -293,7 +294,7 @@ func (f *fixture) expectNothingKept(t testing.TB) {
 				problem = "transcript " + e.ID + " is " + string(tr.Status) + " and not deleted"
 			}
 		}
-		ups, err := f.store.ListUploads(ctx, transcribe.UploadQuery{})
+		ups, err := f.store.ListUploads(ctx, driver.UploadQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // firstPoll is the first wait between two looks at a running transcript;
@@ -58,7 +59,7 @@ func (h *Handler) transcriptions(w http.ResponseWriter, r *http.Request, project
 	// The whole body is bounded too: the file, the fields, and room for
 	// part headers and boundaries.
 	body := http.MaxBytesReader(w, h.body(w, r), h.cfg.MaxUploadBytes+h.cfg.MaxFormBytes+1<<20)
-	var upload *transcribe.Upload
+	var upload *driver.Upload
 	fields, err := readForm(body, boundary, h.cfg.MaxFormBytes, func(file io.Reader, before url.Values) error {
 		// Check the fields sent before the file now, so that a bad
 		// request stores nothing.

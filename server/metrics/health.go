@@ -17,6 +17,7 @@ import (
 
 	"github.com/earshot-dev/earshot/internal/wire"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // Check is one readiness check: Func returns nil when its part of the
@@ -171,7 +172,7 @@ type pinger interface {
 // otherwise a Get of an id no record has, which a reachable store answers
 // with ErrNotFound (a closed store, a lost connection or an unreadable
 // database file give their error).
-func StoreCheck(name string, store transcribe.Store) Check {
+func StoreCheck(name string, store driver.Store) Check {
 	return Check{Name: name, Func: func(ctx context.Context) error {
 		if p, ok := store.(pinger); ok {
 			return p.Ping(ctx)
@@ -194,7 +195,7 @@ type dirBlobStore interface {
 // give ErrNotFound. For a store that keeps files under a directory
 // (storage/localfs), whose Open reports a missing directory as a missing
 // blob, the directory must also exist and be listable.
-func BlobCheck(name string, blobs transcribe.BlobStore) Check {
+func BlobCheck(name string, blobs driver.BlobStore) Check {
 	return Check{Name: name, Func: func(ctx context.Context) error {
 		if d, ok := blobs.(dirBlobStore); ok {
 			if err := listable(d.Dir()); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/storage/sqlite"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 type healthAnswer struct {
@@ -136,7 +137,7 @@ func TestStoreCheck(t *testing.T) {
 }
 
 type pingStore struct {
-	transcribe.Store
+	driver.Store
 	err error
 }
 

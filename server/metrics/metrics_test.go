@@ -22,6 +22,7 @@ import (
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/storage/sqlite"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
@@ -233,7 +234,7 @@ func TestWatchJobs(t *testing.T) {
 earshot_jobs{status="processing"} 0
 earshot_jobs{status="queued"} 3
 `, "earshot_jobs")
-	if _, err := watched.store.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: time.Now(), Lease: time.Minute}); err != nil {
+	if _, err := watched.store.ClaimJob(ctx, driver.Claim{Owner: "w", Now: time.Now(), Lease: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	compare(t, m, `

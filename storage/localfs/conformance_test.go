@@ -3,12 +3,12 @@ package localfs
 import (
 	"testing"
 
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 )
 
 func TestConformance(t *testing.T) {
-	transcribetest.RunBlobStoreTests(t, func(t *testing.T) transcribe.BlobStore {
+	drivertest.RunBlobStoreTests(t, func(t *testing.T) driver.BlobStore {
 		s, err := New(t.TempDir())
 		if err != nil {
 			t.Fatal(err)

@@ -1,9 +1,9 @@
-// Package localfs is a transcribe.BlobStore that keeps each blob as a file
+// Package localfs is a driver.BlobStore that keeps each blob as a file
 // under one directory on local disk.
 //
 // Entry points: New opens (creating if needed) a store rooted at a
-// directory; the *Store implements transcribe.BlobStore and
-// transcribe.FileBlobStore, so a decoder can read uploads in place through
+// directory; the *Store implements driver.BlobStore and
+// driver.FileBlobStore, so a decoder can read uploads in place through
 // Path.
 //
 // Layout and guarantees:

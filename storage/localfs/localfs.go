@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // ErrInvalidKey is wrapped by the errors returned for keys that are empty,
@@ -31,8 +32,8 @@ type Store struct {
 }
 
 var (
-	_ transcribe.BlobStore     = (*Store)(nil)
-	_ transcribe.FileBlobStore = (*Store)(nil)
+	_ driver.BlobStore     = (*Store)(nil)
+	_ driver.FileBlobStore = (*Store)(nil)
 )
 
 // New returns a Store rooted at dir, creating dir (mode 0700) when it does

@@ -11,9 +11,10 @@ import (
 	"sync"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-// BlobStore is an in-memory transcribe.BlobStore. The zero value is not
+// BlobStore is an in-memory driver.BlobStore. The zero value is not
 // usable; call NewBlobStore. It is safe for concurrent use. Put keeps the
 // whole body in memory, in chunks of up to 1 MiB so that it never copies
 // or doubles it, which suits tests and small deployments only. A blob is
@@ -74,14 +75,14 @@ func readBlob(ctx context.Context, r io.Reader) (blob, int64, error) {
 	}
 }
 
-var _ transcribe.BlobStore = (*BlobStore)(nil)
+var _ driver.BlobStore = (*BlobStore)(nil)
 
 // NewBlobStore returns an empty BlobStore.
 func NewBlobStore() *BlobStore {
 	return &BlobStore{blobs: map[string]blob{}}
 }
 
-// Put implements transcribe.BlobStore. The key must be non-empty. A read
+// Put implements driver.BlobStore. The key must be non-empty. A read
 // error or a cancelled ctx leaves the store as it was.
 func (b *BlobStore) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
 	if key == "" {
@@ -103,7 +104,7 @@ func (b *BlobStore) Put(ctx context.Context, key string, r io.Reader) (int64, er
 	return n, nil
 }
 
-// Open implements transcribe.BlobStore.
+// Open implements driver.BlobStore.
 func (b *BlobStore) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -120,7 +121,7 @@ func (b *BlobStore) Open(ctx context.Context, key string) (io.ReadCloser, error)
 	return io.NopCloser(data.reader()), nil
 }
 
-// Delete implements transcribe.BlobStore; deleting a missing key is nil.
+// Delete implements driver.BlobStore; deleting a missing key is nil.
 func (b *BlobStore) Delete(ctx context.Context, key string) error {
 	if err := ctx.Err(); err != nil {
 		return err

@@ -5,11 +5,12 @@ import (
 	"fmt"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-var _ transcribe.JobCounter = (*Store)(nil)
+var _ driver.JobCounter = (*Store)(nil)
 
-// CountJobs implements transcribe.JobCounter: the records not deleted
+// CountJobs implements driver.JobCounter: the records not deleted
 // with status (queued or processing), across all projects. It walks every
 // record, which is fine for the tests and single processes this store is
 // for.

@@ -7,17 +7,18 @@ import (
 	"testing"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 func TestCountJobs(t *testing.T) {
 	ctx := context.Background()
 	s := New()
 	for i, st := range []transcribe.Status{transcribe.StatusQueued, transcribe.StatusQueued, transcribe.StatusProcessing, transcribe.StatusCompleted, transcribe.StatusError} {
-		if err := s.Create(ctx, &transcribe.Record{ID: fmt.Sprint("r", i), ProjectID: fmt.Sprint("p", i), Status: st}); err != nil {
+		if err := s.Create(ctx, &driver.Record{ID: fmt.Sprint("r", i), ProjectID: fmt.Sprint("p", i), Status: st}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Create(ctx, &transcribe.Record{ID: "deleted", ProjectID: "p", Status: transcribe.StatusQueued, Deleted: true}); err != nil {
+	if err := s.Create(ctx, &driver.Record{ID: "deleted", ProjectID: "p", Status: transcribe.StatusQueued, Deleted: true}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := s.CountJobs(ctx, transcribe.StatusQueued); n != 2 || err != nil {

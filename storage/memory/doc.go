@@ -1,6 +1,6 @@
 // Package memory holds Earshot's in-memory reference adapters: Store (a
-// transcribe.Store, transcribe.UploadStore and webhook.Queue) and
-// BlobStore (a transcribe.BlobStore).
+// driver.Store, driver.UploadStore and webhook.Queue) and
+// BlobStore (a driver.BlobStore).
 //
 // Entry points: New returns an empty *Store, NewBlobStore an empty
 // *BlobStore. Both are safe for concurrent use by several goroutines and
@@ -8,8 +8,8 @@
 // examples and embedding where persistence does not matter; use
 // storage/sqlite for a durable store.
 //
-// They are the executable form of the contracts in transcribe/store.go and
-// the self-test of transcribe/transcribetest: TestConformance runs
+// They are the executable form of the contracts of transcribe/driver and
+// the self-test of transcribe/driver/drivertest: TestConformance runs
 // RunStoreTests, RunUploadStoreTests, webhooktest.RunQueueTests,
 // queuetest.Run (the lease rules of its job and delivery queues, one
 // implementation in queue.go) and RunBlobStoreTests against them. Choices where the

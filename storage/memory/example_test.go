@@ -9,6 +9,7 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // List returns a project's records newest first.
@@ -17,10 +18,10 @@ func ExampleStore_List() {
 	ctx := context.Background()
 	now := time.Now()
 	for _, id := range []string{"a", "b", "c"} {
-		store.Create(ctx, &transcribe.Record{ID: id, ProjectID: "p1", Status: transcribe.StatusQueued, Created: now})
+		store.Create(ctx, &driver.Record{ID: id, ProjectID: "p1", Status: transcribe.StatusQueued, Created: now})
 	}
-	store.Create(ctx, &transcribe.Record{ID: "x", ProjectID: "p2", Status: transcribe.StatusQueued, Created: now})
-	recs, _ := store.List(ctx, transcribe.ListQuery{ProjectID: "p1", Limit: 2})
+	store.Create(ctx, &driver.Record{ID: "x", ProjectID: "p2", Status: transcribe.StatusQueued, Created: now})
+	recs, _ := store.List(ctx, driver.ListQuery{ProjectID: "p1", Limit: 2})
 	for _, r := range recs {
 		fmt.Println(r.ID, r.Seq)
 	}

@@ -7,33 +7,34 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-// LeMURStore keeps LeMUR answers (transcribe.LeMURStore) in this
+// LeMURStore keeps LeMUR answers (driver.LeMURStore) in this
 // process's memory: they are gone when it exits, and other processes do
 // not see them. The SQL stores (storage/sqlite, storage/postgres) keep
 // them for every process of a deployment. The zero value is not usable;
 // call NewLeMURStore.
 type LeMURStore struct {
 	mu   sync.Mutex
-	recs map[string]*transcribe.LeMURRecord // by RequestID
+	recs map[string]*driver.LeMURRecord // by RequestID
 }
 
-var _ transcribe.LeMURStore = (*LeMURStore)(nil)
+var _ driver.LeMURStore = (*LeMURStore)(nil)
 
 // NewLeMURStore returns an empty LeMURStore.
 func NewLeMURStore() *LeMURStore {
-	return &LeMURStore{recs: map[string]*transcribe.LeMURRecord{}}
+	return &LeMURStore{recs: map[string]*driver.LeMURRecord{}}
 }
 
-func cloneLeMUR(r *transcribe.LeMURRecord) *transcribe.LeMURRecord {
+func cloneLeMUR(r *driver.LeMURRecord) *driver.LeMURRecord {
 	c := *r
 	c.Data = append([]byte(nil), r.Data...)
 	return &c
 }
 
-// PutLeMUR implements transcribe.LeMURStore.
-func (s *LeMURStore) PutLeMUR(ctx context.Context, r *transcribe.LeMURRecord) error {
+// PutLeMUR implements driver.LeMURStore.
+func (s *LeMURStore) PutLeMUR(ctx context.Context, r *driver.LeMURRecord) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -46,8 +47,8 @@ func (s *LeMURStore) PutLeMUR(ctx context.Context, r *transcribe.LeMURRecord) er
 	return nil
 }
 
-// GetLeMUR implements transcribe.LeMURStore.
-func (s *LeMURStore) GetLeMUR(ctx context.Context, projectID, requestID string) (*transcribe.LeMURRecord, error) {
+// GetLeMUR implements driver.LeMURStore.
+func (s *LeMURStore) GetLeMUR(ctx context.Context, projectID, requestID string) (*driver.LeMURRecord, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -60,7 +61,7 @@ func (s *LeMURStore) GetLeMUR(ctx context.Context, projectID, requestID string) 
 	return cloneLeMUR(r), nil
 }
 
-// DeleteLeMUR implements transcribe.LeMURStore.
+// DeleteLeMUR implements driver.LeMURStore.
 func (s *LeMURStore) DeleteLeMUR(ctx context.Context, projectID, requestID string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
@@ -75,7 +76,7 @@ func (s *LeMURStore) DeleteLeMUR(ctx context.Context, projectID, requestID strin
 	return true, nil
 }
 
-// SweepLeMUR implements transcribe.LeMURStore.
+// SweepLeMUR implements driver.LeMURStore.
 func (s *LeMURStore) SweepLeMUR(ctx context.Context, before time.Time) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err

@@ -4,11 +4,11 @@ import (
 	"testing"
 
 	"github.com/earshot-dev/earshot/storage/memory"
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 )
 
 func TestLeMURStoreConformance(t *testing.T) {
 	t.Parallel()
-	transcribetest.RunLeMURStoreTests(t, func(t *testing.T) transcribe.LeMURStore { return memory.NewLeMURStore() })
+	drivertest.RunLeMURStoreTests(t, func(t *testing.T) driver.LeMURStore { return memory.NewLeMURStore() })
 }

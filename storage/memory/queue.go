@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // table is one leased queue kept in memory (the jobs among the
@@ -27,7 +28,7 @@ type table[T any] struct {
 }
 
 // claim leases the first claimable row of t to c.Owner.
-func claim[T any](ctx context.Context, s *Store, t *table[T], c transcribe.Claim) (*T, error) {
+func claim[T any](ctx context.Context, s *Store, t *table[T], c driver.Claim) (*T, error) {
 	if c.Owner == "" {
 		return nil, fmt.Errorf("memory: claiming a %s: owner is empty", t.what)
 	}
@@ -48,7 +49,7 @@ func claim[T any](ctx context.Context, s *Store, t *table[T], c transcribe.Claim
 }
 
 // extend moves the lease of row l.ID when l.Owner (not empty) holds it.
-func extend[T any](ctx context.Context, s *Store, t *table[T], l transcribe.Lease) error {
+func extend[T any](ctx context.Context, s *Store, t *table[T], l driver.Lease) error {
 	if err := s.lock(ctx); err != nil {
 		return err
 	}

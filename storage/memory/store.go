@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
 // ErrClosed is returned by every method of a Store or BlobStore after Close.
 var ErrClosed = errors.New("memory: store is closed")
 
-// Store is an in-memory transcribe.Store, transcribe.UploadStore and
+// Store is an in-memory driver.Store, driver.UploadStore and
 // webhook.Queue. The zero value is not usable; call New. It is safe for concurrent use by several goroutines. Records are
 // copied on the way in and on the way out, so callers never share memory
 // with the store. Nothing survives the process.
@@ -24,23 +25,23 @@ type Store struct {
 	mu         sync.Mutex
 	closed     bool
 	seq        int64
-	records    map[string]*transcribe.Record
-	order      []*transcribe.Record // by Seq, ascending
-	uploads    map[string]*transcribe.Upload
+	records    map[string]*driver.Record
+	order      []*driver.Record // by Seq, ascending
+	uploads    map[string]*driver.Upload
 	deliveries map[string]*webhook.Delivery
 }
 
 var (
-	_ transcribe.Store       = (*Store)(nil)
-	_ transcribe.UploadStore = (*Store)(nil)
-	_ webhook.Queue          = (*Store)(nil)
+	_ driver.Store       = (*Store)(nil)
+	_ driver.UploadStore = (*Store)(nil)
+	_ webhook.Queue      = (*Store)(nil)
 )
 
 // New returns an empty Store.
 func New() *Store {
 	return &Store{
-		records:    map[string]*transcribe.Record{},
-		uploads:    map[string]*transcribe.Upload{},
+		records:    map[string]*driver.Record{},
+		uploads:    map[string]*driver.Upload{},
 		deliveries: map[string]*webhook.Delivery{},
 	}
 }
@@ -68,7 +69,7 @@ func utc(t time.Time) time.Time {
 	return t.Round(0).UTC()
 }
 
-func cloneRecord(r *transcribe.Record) *transcribe.Record {
+func cloneRecord(r *driver.Record) *driver.Record {
 	c := *r
 	c.Created, c.Completed, c.LeaseUntil = utc(r.Created), utc(r.Completed), utc(r.LeaseUntil)
 	c.Data = slices.Clone(r.Data)
@@ -83,8 +84,8 @@ func cloneDelivery(d *webhook.Delivery) *webhook.Delivery {
 	return &c
 }
 
-// Create implements transcribe.Store.
-func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
+// Create implements driver.Store.
+func (s *Store) Create(ctx context.Context, r *driver.Record) error {
 	if r == nil || r.ID == "" {
 		return errors.New("memory: Create: record id is empty")
 	}
@@ -104,8 +105,8 @@ func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
 	return nil
 }
 
-// Get implements transcribe.Store.
-func (s *Store) Get(ctx context.Context, id string) (*transcribe.Record, error) {
+// Get implements driver.Store.
+func (s *Store) Get(ctx context.Context, id string) (*driver.Record, error) {
 	if err := s.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -117,8 +118,8 @@ func (s *Store) Get(ctx context.Context, id string) (*transcribe.Record, error) 
 	return cloneRecord(r), nil
 }
 
-// Update implements transcribe.Store.
-func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
+// Update implements driver.Store.
+func (s *Store) Update(ctx context.Context, r *driver.Record) error {
 	if r == nil {
 		return errors.New("memory: Update: nil record")
 	}
@@ -141,19 +142,19 @@ func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
 	return nil
 }
 
-// ListNotifyPending implements transcribe.Store.
-func (s *Store) ListNotifyPending(ctx context.Context, completedBefore time.Time, limit int) ([]*transcribe.Record, error) {
+// ListNotifyPending implements driver.Store.
+func (s *Store) ListNotifyPending(ctx context.Context, completedBefore time.Time, limit int) ([]*driver.Record, error) {
 	if err := s.lock(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	var out []*transcribe.Record
+	var out []*driver.Record
 	for _, r := range s.order {
 		if r.NotifyPending && r.Completed.Before(completedBefore) {
 			out = append(out, r)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *transcribe.Record) int { return a.Completed.Compare(b.Completed) })
+	slices.SortStableFunc(out, func(a, b *driver.Record) int { return a.Completed.Compare(b.Completed) })
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
@@ -163,7 +164,7 @@ func (s *Store) ListNotifyPending(ctx context.Context, completedBefore time.Time
 	return out, nil
 }
 
-// ClearNotifyPending implements transcribe.Store.
+// ClearNotifyPending implements driver.Store.
 func (s *Store) ClearNotifyPending(ctx context.Context, id string) error {
 	if err := s.lock(ctx); err != nil {
 		return err
@@ -177,7 +178,7 @@ func (s *Store) ClearNotifyPending(ctx context.Context, id string) error {
 	return nil
 }
 
-// SetWebhookStatus implements transcribe.Store.
+// SetWebhookStatus implements driver.Store.
 func (s *Store) SetWebhookStatus(ctx context.Context, id string, code int) error {
 	if err := s.lock(ctx); err != nil {
 		return err
@@ -193,7 +194,7 @@ func (s *Store) SetWebhookStatus(ctx context.Context, id string, code int) error
 
 // matches reports whether r passes every filter of q except Limit; the
 // cursors are given as Seq bounds (0: none).
-func matches(r *transcribe.Record, q *transcribe.ListQuery, beforeSeq, afterSeq int64) bool {
+func matches(r *driver.Record, q *driver.ListQuery, beforeSeq, afterSeq int64) bool {
 	switch {
 	case r.ProjectID != q.ProjectID:
 		return false
@@ -213,11 +214,11 @@ func matches(r *transcribe.Record, q *transcribe.ListQuery, beforeSeq, afterSeq 
 	return true
 }
 
-// List implements transcribe.Store. Records come newest (highest Seq)
+// List implements driver.Store. Records come newest (highest Seq)
 // first, without Data. With AfterID set, the Limit oldest records newer
 // than it are selected and then returned newest first. Limit <= 0 means
 // no limit.
-func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe.Record, error) {
+func (s *Store) List(ctx context.Context, q driver.ListQuery) ([]*driver.Record, error) {
 	if q.ProjectID == "" {
 		return nil, errors.New("memory: List: ProjectID is required")
 	}
@@ -239,9 +240,9 @@ func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe
 		}
 		*c.dst = r.Seq
 	}
-	var out []*transcribe.Record
+	var out []*driver.Record
 	full := func() bool { return q.Limit > 0 && len(out) >= q.Limit }
-	listed := func(r *transcribe.Record) *transcribe.Record {
+	listed := func(r *driver.Record) *driver.Record {
 		c := cloneRecord(r)
 		c.Data = nil
 		return c
@@ -269,14 +270,14 @@ func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe
 // jobs is the job queue among the records: the oldest (lowest Seq) record
 // that is queued, or processing with LeaseUntil before now, and not
 // deleted. A claim makes it processing and counts the claim.
-var jobs = &table[transcribe.Record]{
+var jobs = &table[driver.Record]{
 	what:  "transcript",
 	empty: transcribe.ErrNoJob,
-	get: func(s *Store, id string) (*transcribe.Record, bool) {
+	get: func(s *Store, id string) (*driver.Record, bool) {
 		r, ok := s.records[id]
 		return r, ok
 	},
-	first: func(s *Store, now time.Time) *transcribe.Record {
+	first: func(s *Store, now time.Time) *driver.Record {
 		for _, r := range s.order {
 			if !r.Deleted && (r.Status == transcribe.StatusQueued || (r.Status == transcribe.StatusProcessing && r.LeaseUntil.Before(now))) {
 				return r
@@ -284,27 +285,27 @@ var jobs = &table[transcribe.Record]{
 		}
 		return nil
 	},
-	lease: func(r *transcribe.Record) (*string, *time.Time) { return &r.LeaseOwner, &r.LeaseUntil },
-	claimed: func(r *transcribe.Record) {
+	lease: func(r *driver.Record) (*string, *time.Time) { return &r.LeaseOwner, &r.LeaseUntil },
+	claimed: func(r *driver.Record) {
 		r.Status = transcribe.StatusProcessing
 		r.Claims++
 	},
 	clone: cloneRecord,
 }
 
-// ClaimJob implements transcribe.Store.
-func (s *Store) ClaimJob(ctx context.Context, c transcribe.Claim) (*transcribe.Record, error) {
+// ClaimJob implements driver.Store.
+func (s *Store) ClaimJob(ctx context.Context, c driver.Claim) (*driver.Record, error) {
 	return claim(ctx, s, jobs, c)
 }
 
-// ExtendLease implements transcribe.Store.
-func (s *Store) ExtendLease(ctx context.Context, l transcribe.Lease) error {
+// ExtendLease implements driver.Store.
+func (s *Store) ExtendLease(ctx context.Context, l driver.Lease) error {
 	return extend(ctx, s, jobs, l)
 }
 
-// CreateUpload implements transcribe.UploadStore; an id already present gives
+// CreateUpload implements driver.UploadStore; an id already present gives
 // an error wrapping transcribe.ErrExists.
-func (s *Store) CreateUpload(ctx context.Context, u *transcribe.Upload) error {
+func (s *Store) CreateUpload(ctx context.Context, u *driver.Upload) error {
 	if u == nil || u.ID == "" {
 		return errors.New("memory: CreateUpload: upload id is empty")
 	}
@@ -321,8 +322,8 @@ func (s *Store) CreateUpload(ctx context.Context, u *transcribe.Upload) error {
 	return nil
 }
 
-// GetUpload implements transcribe.UploadStore.
-func (s *Store) GetUpload(ctx context.Context, id string) (*transcribe.Upload, error) {
+// GetUpload implements driver.UploadStore.
+func (s *Store) GetUpload(ctx context.Context, id string) (*driver.Upload, error) {
 	if err := s.lock(ctx); err != nil {
 		return nil, err
 	}
@@ -335,7 +336,7 @@ func (s *Store) GetUpload(ctx context.Context, id string) (*transcribe.Upload, e
 	return &c, nil
 }
 
-// DeleteUpload implements transcribe.UploadStore.
+// DeleteUpload implements driver.UploadStore.
 func (s *Store) DeleteUpload(ctx context.Context, id string) error {
 	if err := s.lock(ctx); err != nil {
 		return err
@@ -345,7 +346,7 @@ func (s *Store) DeleteUpload(ctx context.Context, id string) error {
 	return nil
 }
 
-// AttachUpload implements transcribe.UploadStore.
+// AttachUpload implements driver.UploadStore.
 func (s *Store) AttachUpload(ctx context.Context, uploadID, transcriptID string) error {
 	if err := s.lock(ctx); err != nil {
 		return err
@@ -362,13 +363,13 @@ func (s *Store) AttachUpload(ctx context.Context, uploadID, transcriptID string)
 	return nil
 }
 
-// ListUploads implements transcribe.UploadStore.
-func (s *Store) ListUploads(ctx context.Context, q transcribe.UploadQuery) ([]*transcribe.Upload, error) {
+// ListUploads implements driver.UploadStore.
+func (s *Store) ListUploads(ctx context.Context, q driver.UploadQuery) ([]*driver.Upload, error) {
 	if err := s.lock(ctx); err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	var out []*transcribe.Upload
+	var out []*driver.Upload
 	for _, u := range s.uploads {
 		switch {
 		case q.Unattached && u.TranscriptID != "":
@@ -379,7 +380,7 @@ func (s *Store) ListUploads(ctx context.Context, q transcribe.UploadQuery) ([]*t
 			out = append(out, &c)
 		}
 	}
-	slices.SortFunc(out, func(a, b *transcribe.Upload) int {
+	slices.SortFunc(out, func(a, b *driver.Upload) int {
 		if c := a.Created.Compare(b.Created); c != 0 {
 			return c
 		}
@@ -439,7 +440,7 @@ func (s *Store) ClaimDelivery(ctx context.Context, c webhook.Claim) (*webhook.De
 }
 
 // ExtendDelivery implements webhook.Queue.
-func (s *Store) ExtendDelivery(ctx context.Context, l transcribe.Lease) error {
+func (s *Store) ExtendDelivery(ctx context.Context, l driver.Lease) error {
 	return extend(ctx, s, deliveries, l)
 }
 
@@ -487,7 +488,7 @@ func (s *Store) PurgeDeliveries(ctx context.Context, doneBefore time.Time, limit
 	return len(ids), nil
 }
 
-// Close implements transcribe.Store. Later calls return ErrClosed; closing
+// Close implements driver.Store. Later calls return ErrClosed; closing
 // twice is nil.
 func (s *Store) Close() error {
 	s.mu.Lock()

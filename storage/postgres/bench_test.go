@@ -13,6 +13,7 @@ import (
 
 	"github.com/earshot-dev/earshot/internal/testservices"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // BenchmarkClaimContention measures ClaimJob under contention: b.N queued
@@ -61,7 +62,7 @@ func BenchmarkClaimContention(b *testing.B) {
 					<-start
 					for {
 						t := time.Now()
-						_, err := s.ClaimJob(ctx, transcribe.Claim{Owner: owner, Now: t0, Lease: time.Hour})
+						_, err := s.ClaimJob(ctx, driver.Claim{Owner: owner, Now: t0, Lease: time.Hour})
 						if errors.Is(err, transcribe.ErrNoJob) {
 							break
 						}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/earshot-dev/earshot/internal/testservices"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
@@ -27,7 +28,7 @@ func claimEverything(t *testing.T, stores []*Store, claimers int, now time.Time,
 			wg.Go(func() {
 				<-start
 				for {
-					r, err := s.ClaimJob(context.Background(), transcribe.Claim{Owner: owner, Now: now, Lease: lease})
+					r, err := s.ClaimJob(context.Background(), driver.Claim{Owner: owner, Now: now, Lease: lease})
 					if errors.Is(err, transcribe.ErrNoJob) {
 						return
 					}
@@ -88,7 +89,7 @@ func TestClaimContention(t *testing.T) {
 	}
 	check("first claims", claimEverything(t, stores, claimers, t0, time.Minute), 1)
 	for _, s := range stores {
-		if r, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "late", Now: t0.Add(59 * time.Second), Lease: time.Minute}); !errors.Is(err, transcribe.ErrNoJob) {
+		if r, err := s.ClaimJob(ctx, driver.Claim{Owner: "late", Now: t0.Add(59 * time.Second), Lease: time.Minute}); !errors.Is(err, transcribe.ErrNoJob) {
 			t.Fatalf("claim while every lease holds: %+v, %v", r, err)
 		}
 	}
@@ -148,7 +149,7 @@ func TestClosedStoreLosesLease(t *testing.T) {
 	ctx := context.Background()
 	a, b := openTest(t, url, ""), openTest(t, url, "")
 	mustCreate(t, a, queued("job", "p", 0))
-	mine, err := a.ClaimJob(ctx, transcribe.Claim{Owner: "worker-a", Now: t0, Lease: 30 * time.Second})
+	mine, err := a.ClaimJob(ctx, driver.Claim{Owner: "worker-a", Now: t0, Lease: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,10 +161,10 @@ func TestClosedStoreLosesLease(t *testing.T) {
 	}
 	a.Close()
 
-	if _, err := b.ClaimJob(ctx, transcribe.Claim{Owner: "worker-b", Now: t0.Add(30 * time.Second), Lease: time.Minute}); !errors.Is(err, transcribe.ErrNoJob) {
+	if _, err := b.ClaimJob(ctx, driver.Claim{Owner: "worker-b", Now: t0.Add(30 * time.Second), Lease: time.Minute}); !errors.Is(err, transcribe.ErrNoJob) {
 		t.Fatalf("claim while the dead store's lease holds: %v, want ErrNoJob", err)
 	}
-	took, err := b.ClaimJob(ctx, transcribe.Claim{Owner: "worker-b", Now: t0.Add(30*time.Second + time.Millisecond), Lease: time.Minute})
+	took, err := b.ClaimJob(ctx, driver.Claim{Owner: "worker-b", Now: t0.Add(30*time.Second + time.Millisecond), Lease: time.Minute})
 	if err != nil {
 		t.Fatalf("claim after the lease ran out: %v", err)
 	}

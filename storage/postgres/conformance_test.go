@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/internal/testservices"
-	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 	"github.com/earshot-dev/earshot/transcribe/queue/queuetest"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
 	"github.com/earshot-dev/earshot/webhook"
 	"github.com/earshot-dev/earshot/webhook/webhooktest"
 )
@@ -45,17 +45,17 @@ func TestConformance(t *testing.T) {
 		return s
 	}
 	t.Run("Store", func(t *testing.T) {
-		transcribetest.RunStoreTests(t, func(t *testing.T) transcribe.Store { return fresh(t) })
+		drivertest.RunStoreTests(t, func(t *testing.T) driver.Store { return fresh(t) })
 	})
 	t.Run("UploadStore", func(t *testing.T) {
-		transcribetest.RunUploadStoreTests(t, func(t *testing.T) transcribe.UploadStore { return fresh(t) })
+		drivertest.RunUploadStoreTests(t, func(t *testing.T) driver.UploadStore { return fresh(t) })
 	})
 	t.Run("Queue", func(t *testing.T) {
 		webhooktest.RunQueueTests(t, func(t *testing.T) webhook.Queue { return fresh(t) })
 	})
 	t.Run("LeasedQueue", func(t *testing.T) {
 		queuetest.Run(t,
-			transcribetest.JobQueue(func(t *testing.T) transcribe.Store { return fresh(t) }),
+			drivertest.JobQueue(func(t *testing.T) driver.Store { return fresh(t) }),
 			webhooktest.DeliveryQueue(func(t *testing.T) webhook.Queue { return fresh(t) }))
 	})
 }

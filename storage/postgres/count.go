@@ -5,9 +5,10 @@ import (
 	"fmt"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-var _ transcribe.JobCounter = (*Store)(nil)
+var _ driver.JobCounter = (*Store)(nil)
 
 // countJobsSQL repeats the condition of the transcripts_claimable partial
 // index word for word, so PostgreSQL counts over that index (the
@@ -15,7 +16,7 @@ var _ transcribe.JobCounter = (*Store)(nil)
 const countJobsSQL = `SELECT count(*) FROM transcripts
 	WHERE NOT deleted AND status IN ('queued', 'processing') AND status = $1`
 
-// CountJobs implements transcribe.JobCounter with one query over the index
+// CountJobs implements driver.JobCounter with one query over the index
 // of unfinished jobs: the records not deleted with status (queued or
 // processing), across all projects and every process sharing the schema.
 func (s *Store) CountJobs(ctx context.Context, status transcribe.Status) (int, error) {

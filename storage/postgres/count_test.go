@@ -7,6 +7,7 @@ import (
 
 	"github.com/earshot-dev/earshot/internal/testservices"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // TestCountJobs: CountJobs counts the unfinished, undeleted records of every
@@ -19,7 +20,7 @@ func TestCountJobs(t *testing.T) {
 	s, other := openTest(t, url, "counts"), openTest(t, url, "counts")
 	add := func(st *Store, id, project string, status transcribe.Status, deleted bool) {
 		t.Helper()
-		if err := st.Create(ctx, &transcribe.Record{ID: id, ProjectID: project, Status: status, Deleted: deleted, Created: t0, Data: []byte("x")}); err != nil {
+		if err := st.Create(ctx, &driver.Record{ID: id, ProjectID: project, Status: status, Deleted: deleted, Created: t0, Data: []byte("x")}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/internal/sqlqueue"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
@@ -77,7 +78,7 @@ func (s *Store) ClaimDelivery(ctx context.Context, c webhook.Claim) (*webhook.De
 }
 
 // ExtendDelivery implements webhook.Queue. An absent id is ErrNotFound.
-func (s *Store) ExtendDelivery(ctx context.Context, l transcribe.Lease) error {
+func (s *Store) ExtendDelivery(ctx context.Context, l driver.Lease) error {
 	return s.extend(ctx, deliveries, l)
 }
 

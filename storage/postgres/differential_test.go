@@ -13,6 +13,7 @@ import (
 	"github.com/earshot-dev/earshot/internal/testservices"
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
@@ -45,7 +46,7 @@ func errClass(err error) string {
 }
 
 // showRecord renders every field the contract fixes (not Seq).
-func showRecord(r *transcribe.Record) string {
+func showRecord(r *driver.Record) string {
 	if r == nil {
 		return "<nil>"
 	}
@@ -61,7 +62,7 @@ func showTime(t time.Time) string {
 	return t.UTC().Format("15:04:05.000000")
 }
 
-func showUpload(u *transcribe.Upload) string {
+func showUpload(u *driver.Upload) string {
 	return fmt.Sprintf("{%s %s %d %s %q}", u.ID, u.ProjectID, u.Size, showTime(u.Created), u.TranscriptID)
 }
 
@@ -75,8 +76,8 @@ func showDelivery(d *webhook.Delivery) string {
 
 // fullStore is what both stores implement.
 type fullStore interface {
-	transcribe.Store
-	transcribe.UploadStore
+	driver.Store
+	driver.UploadStore
 	webhook.Queue
 }
 
@@ -107,19 +108,19 @@ func (p picker) at() time.Time {
 func call(ctx context.Context, s fullStore, op int, p picker) string {
 	switch op {
 	case 0, 1: // the commonest: records appear
-		r := &transcribe.Record{ID: p.id(), ProjectID: p.project(), Status: p.status(), Deleted: p.r.IntN(5) == 0,
+		r := &driver.Record{ID: p.id(), ProjectID: p.project(), Status: p.status(), Deleted: p.r.IntN(5) == 0,
 			Created: p.at(), LeaseOwner: p.owner(), LeaseUntil: p.at(), Summary: []byte(p.of("", "s1", "s2")), Data: []byte(p.of("", "d1", "d2"))}
 		return "Create " + errClass(s.Create(ctx, r))
 	case 2:
 		r, err := s.Get(ctx, p.id())
 		return "Get " + errClass(err) + " " + showRecord(r)
 	case 3:
-		r := &transcribe.Record{ID: p.id(), ProjectID: p.project(), Status: p.status(), Deleted: p.r.IntN(4) == 0,
+		r := &driver.Record{ID: p.id(), ProjectID: p.project(), Status: p.status(), Deleted: p.r.IntN(4) == 0,
 			Created: p.at(), Completed: p.at(), LeaseOwner: p.owner(), LeaseUntil: p.at(), Claims: 9, Failures: p.r.IntN(3),
 			WebhookStatus: 999, Summary: []byte(p.of("", "u1")), Data: []byte(p.of("", "x1", "x2"))}
 		return "Update " + errClass(s.Update(ctx, r))
 	case 4, 5:
-		q := transcribe.ListQuery{ProjectID: p.project(), Limit: p.r.IntN(4), IncludeDeleted: p.r.IntN(2) == 0}
+		q := driver.ListQuery{ProjectID: p.project(), Limit: p.r.IntN(4), IncludeDeleted: p.r.IntN(2) == 0}
 		if p.r.IntN(3) == 0 {
 			q.Status = p.status()
 		}
@@ -146,14 +147,14 @@ func call(ctx context.Context, s fullStore, op int, p picker) string {
 		return fmt.Sprintf("List %+v %s %v", q, errClass(err), out)
 	case 6, 7:
 		owner := p.of("w1", "w2")
-		r, err := s.ClaimJob(ctx, transcribe.Claim{Owner: owner, Now: t0.Add(time.Duration(p.r.IntN(12)-2) * time.Second), Lease: time.Duration(p.r.IntN(4)) * time.Second})
+		r, err := s.ClaimJob(ctx, driver.Claim{Owner: owner, Now: t0.Add(time.Duration(p.r.IntN(12)-2) * time.Second), Lease: time.Duration(p.r.IntN(4)) * time.Second})
 		return "ClaimJob " + errClass(err) + " " + showRecord(r)
 	case 8:
-		return "ExtendLease " + errClass(s.ExtendLease(ctx, transcribe.Lease{ID: p.id(), Owner: p.owner(), Until: p.at()}))
+		return "ExtendLease " + errClass(s.ExtendLease(ctx, driver.Lease{ID: p.id(), Owner: p.owner(), Until: p.at()}))
 	case 9:
 		return "SetWebhookStatus " + errClass(s.SetWebhookStatus(ctx, p.id(), p.r.IntN(600)))
 	case 10:
-		u := &transcribe.Upload{ID: p.of("u1", "u2", "u3", "u4"), ProjectID: p.project(), Size: p.r.Int64N(1 << 40), Created: p.at(),
+		u := &driver.Upload{ID: p.of("u1", "u2", "u3", "u4"), ProjectID: p.project(), Size: p.r.Int64N(1 << 40), Created: p.at(),
 			TranscriptID: p.of("", "", "t1")}
 		return "CreateUpload " + errClass(s.CreateUpload(ctx, u))
 	case 11:
@@ -167,7 +168,7 @@ func call(ctx context.Context, s fullStore, op int, p picker) string {
 	case 13:
 		return "DeleteUpload " + errClass(s.DeleteUpload(ctx, p.of("u1", "u2", "u3", "u4")))
 	case 14:
-		q := transcribe.UploadQuery{Unattached: p.r.IntN(2) == 0, Limit: p.r.IntN(4)}
+		q := driver.UploadQuery{Unattached: p.r.IntN(2) == 0, Limit: p.r.IntN(4)}
 		if p.r.IntN(2) == 0 {
 			q.CreatedBefore = p.at()
 		}

@@ -1,6 +1,6 @@
 // Package postgres is Earshot's PostgreSQL store: a *Store that implements
-// transcribe.Store (transcript records, job claiming and leases),
-// transcribe.UploadStore (upload ownership) and webhook.Queue (durable
+// driver.Store (transcript records, job claiming and leases),
+// driver.UploadStore (upload ownership) and webhook.Queue (durable
 // webhook deliveries) on one schema of a PostgreSQL database, through
 // github.com/jackc/pgx/v5 and its pool, pgxpool. It is the store for
 // several Earshot processes sharing work: any number of Stores, in any
@@ -19,7 +19,7 @@
 //     that lets a streaming session resume in another process (its
 //     tables realtime_tokens and realtime_sessions live in the same
 //     schema).
-//   - (*Store) is also a transcribe.IdempotencyStore: the Idempotency-Key
+//   - (*Store) is also a driver.IdempotencyStore: the Idempotency-Key
 //     records of every process on the schema, in table idempotency_keys,
 //     created on first use (CREATE TABLE IF NOT EXISTS, outside the
 //     numbered migrations).
@@ -162,8 +162,8 @@
 //
 // # Tests
 //
-// TestConformance runs transcribetest.RunStoreTests,
-// transcribetest.RunUploadStoreTests, webhooktest.RunQueueTests and
+// TestConformance runs drivertest.RunStoreTests,
+// drivertest.RunUploadStoreTests, webhooktest.RunQueueTests and
 // queuetest.Run (the lease rules of the job and delivery queues) against
 // a real PostgreSQL from internal/testservices (scripts/services.sh starts
 // one; without it the tests that need the server skip, except in CI), and

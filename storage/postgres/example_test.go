@@ -10,12 +10,13 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/postgres"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
 // Given elsewhere in a real program.
 var (
-	blobs      transcribe.BlobStore
+	blobs      driver.BlobStore
 	recognizer transcribe.Recognizer
 	decoder    transcribe.Decoder
 	contentKey []byte
@@ -68,13 +69,13 @@ func ExampleStore_ClaimJob() {
 	}
 	defer store.Close()
 	start := time.Now()
-	if err := store.Create(ctx, &transcribe.Record{ID: "t1", ProjectID: "p1", Status: transcribe.StatusQueued, Created: start}); err != nil {
+	if err := store.Create(ctx, &driver.Record{ID: "t1", ProjectID: "p1", Status: transcribe.StatusQueued, Created: start}); err != nil {
 		log.Fatal(err)
 	}
-	first, _ := store.ClaimJob(ctx, transcribe.Claim{Owner: "a", Now: start, Lease: 30 * time.Second})
-	_, err = store.ClaimJob(ctx, transcribe.Claim{Owner: "b", Now: start.Add(10 * time.Second), Lease: 30 * time.Second})
+	first, _ := store.ClaimJob(ctx, driver.Claim{Owner: "a", Now: start, Lease: 30 * time.Second})
+	_, err = store.ClaimJob(ctx, driver.Claim{Owner: "b", Now: start.Add(10 * time.Second), Lease: 30 * time.Second})
 	fmt.Println(first.LeaseOwner, errors.Is(err, transcribe.ErrNoJob))
-	later, _ := store.ClaimJob(ctx, transcribe.Claim{Owner: "b", Now: start.Add(31 * time.Second), Lease: 30 * time.Second})
+	later, _ := store.ClaimJob(ctx, driver.Claim{Owner: "b", Now: start.Add(31 * time.Second), Lease: 30 * time.Second})
 	fmt.Println(later.LeaseOwner, later.Claims)
 	// Prints:
 	// a true

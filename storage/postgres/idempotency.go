@@ -9,10 +9,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-var _ transcribe.IdempotencyStore = (*Store)(nil)
+var _ driver.IdempotencyStore = (*Store)(nil)
 
 // idemTables is the idempotency_keys table, created on first use (a
 // lazyTable): a database that never sees an Idempotency-Key never gets it.
@@ -29,12 +29,12 @@ var idemTables = &lazyTable{name: "idempotency_keys", what: "idempotency keys", 
 
 func (s *Store) idemTable(ctx context.Context) error { return s.ensureTable(ctx, idemTables) }
 
-// ClaimIdempotency implements transcribe.IdempotencyStore with one
+// ClaimIdempotency implements driver.IdempotencyStore with one
 // INSERT ... ON CONFLICT DO UPDATE ... WHERE created < notBefore: it
 // stores r when the key is new or expired, and returns nothing when a
 // live record exists, which a SELECT then reads (repeated in the rare
 // case that the record expires or is deleted in between).
-func (s *Store) ClaimIdempotency(ctx context.Context, r *transcribe.IdempotencyRecord, notBefore time.Time) (*transcribe.IdempotencyRecord, error) {
+func (s *Store) ClaimIdempotency(ctx context.Context, r *driver.IdempotencyRecord, notBefore time.Time) (*driver.IdempotencyRecord, error) {
 	for _, f := range [][2]string{{"ProjectID", r.ProjectID}, {"Kind", r.Kind}, {"Key", r.Key}, {"RequestHash", r.RequestHash}, {"ResourceID", r.ResourceID}} {
 		if err := checkText("idempotency "+f[0], f[1]); err != nil {
 			return nil, err
@@ -66,7 +66,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, r *transcribe.IdempotencyR
 			return &c, nil
 		}
 		var (
-			got transcribe.IdempotencyRecord
+			got driver.IdempotencyRecord
 			ts  pgtype.Timestamptz
 		)
 		err = s.pool.QueryRow(ctx, `SELECT project_id, kind, key, request_hash, resource_id, created FROM idempotency_keys
@@ -84,7 +84,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, r *transcribe.IdempotencyR
 	return nil, fmt.Errorf("postgres: idempotency key of project %s keeps changing under this claim", r.ProjectID)
 }
 
-// DeleteIdempotency implements transcribe.IdempotencyStore.
+// DeleteIdempotency implements driver.IdempotencyStore.
 func (s *Store) DeleteIdempotency(ctx context.Context, projectID, kind, key, resourceID string) error {
 	for _, v := range []string{projectID, kind, key, resourceID} {
 		if !storable(v) {
@@ -101,7 +101,7 @@ func (s *Store) DeleteIdempotency(ctx context.Context, projectID, kind, key, res
 	return nil
 }
 
-// SweepIdempotency implements transcribe.IdempotencyStore.
+// SweepIdempotency implements driver.IdempotencyStore.
 func (s *Store) SweepIdempotency(ctx context.Context, before time.Time) (int, error) {
 	b, err := stamp("before", before)
 	if err != nil {

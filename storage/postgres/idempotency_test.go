@@ -5,15 +5,15 @@ import (
 	"testing"
 
 	"github.com/earshot-dev/earshot/internal/testservices"
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 )
 
 func TestIdempotencyConformance(t *testing.T) {
 	t.Parallel()
 	url := testservices.Postgres(t)
 	conn := admin(t, url)
-	transcribetest.RunIdempotencyStoreTests(t, func(t *testing.T) transcribe.IdempotencyStore {
+	drivertest.RunIdempotencyStoreTests(t, func(t *testing.T) driver.IdempotencyStore {
 		s := openTest(t, url, "idempotency")
 		if err := s.idemTable(context.Background()); err != nil {
 			t.Fatal(err)

@@ -10,9 +10,10 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-var _ transcribe.LeMURStore = (*Store)(nil)
+var _ driver.LeMURStore = (*Store)(nil)
 
 // lemurTables is the lemur_responses table, created on first use (a
 // lazyTable): a database whose servers never answer a LeMUR request never
@@ -27,8 +28,8 @@ var lemurTables = &lazyTable{name: "lemur_responses", what: "LeMUR responses", d
 
 func (s *Store) lemurTable(ctx context.Context) error { return s.ensureTable(ctx, lemurTables) }
 
-// PutLeMUR implements transcribe.LeMURStore.
-func (s *Store) PutLeMUR(ctx context.Context, r *transcribe.LeMURRecord) error {
+// PutLeMUR implements driver.LeMURStore.
+func (s *Store) PutLeMUR(ctx context.Context, r *driver.LeMURRecord) error {
 	for _, f := range [][2]string{{"ProjectID", r.ProjectID}, {"RequestID", r.RequestID}} {
 		if err := checkText("LeMUR "+f[0], f[1]); err != nil {
 			return err
@@ -52,15 +53,15 @@ func (s *Store) PutLeMUR(ctx context.Context, r *transcribe.LeMURRecord) error {
 	return nil
 }
 
-// GetLeMUR implements transcribe.LeMURStore.
-func (s *Store) GetLeMUR(ctx context.Context, projectID, requestID string) (*transcribe.LeMURRecord, error) {
+// GetLeMUR implements driver.LeMURStore.
+func (s *Store) GetLeMUR(ctx context.Context, projectID, requestID string) (*driver.LeMURRecord, error) {
 	if !storable(projectID) || !storable(requestID) {
 		return nil, fmt.Errorf("postgres: LeMUR request %q: %w", requestID, transcribe.ErrNotFound)
 	}
 	if err := s.lemurTable(ctx); err != nil {
 		return nil, err
 	}
-	r := &transcribe.LeMURRecord{ProjectID: projectID, RequestID: requestID}
+	r := &driver.LeMURRecord{ProjectID: projectID, RequestID: requestID}
 	var ts pgtype.Timestamptz
 	err := s.pool.QueryRow(ctx, `SELECT created, data FROM lemur_responses WHERE request_id = $1 AND project_id = $2`,
 		requestID, projectID).Scan(&ts, &r.Data)
@@ -74,7 +75,7 @@ func (s *Store) GetLeMUR(ctx context.Context, projectID, requestID string) (*tra
 	return r, nil
 }
 
-// DeleteLeMUR implements transcribe.LeMURStore.
+// DeleteLeMUR implements driver.LeMURStore.
 func (s *Store) DeleteLeMUR(ctx context.Context, projectID, requestID string) (bool, error) {
 	if !storable(projectID) || !storable(requestID) {
 		return false, nil // never stored
@@ -89,7 +90,7 @@ func (s *Store) DeleteLeMUR(ctx context.Context, projectID, requestID string) (b
 	return tag.RowsAffected() > 0, nil
 }
 
-// SweepLeMUR implements transcribe.LeMURStore.
+// SweepLeMUR implements driver.LeMURStore.
 func (s *Store) SweepLeMUR(ctx context.Context, before time.Time) (int, error) {
 	b, err := stamp("before", before)
 	if err != nil {

@@ -8,15 +8,15 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/earshot-dev/earshot/internal/testservices"
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 )
 
 func TestLeMURConformance(t *testing.T) {
 	t.Parallel()
 	url := testservices.Postgres(t)
 	conn := admin(t, url)
-	transcribetest.RunLeMURStoreTests(t, func(t *testing.T) transcribe.LeMURStore {
+	drivertest.RunLeMURStoreTests(t, func(t *testing.T) driver.LeMURStore {
 		s := openTest(t, url, "lemur")
 		if err := s.lemurTable(context.Background()); err != nil {
 			t.Fatal(err)
@@ -45,7 +45,7 @@ func TestLeMURAcrossStores(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := &transcribe.LeMURRecord{ProjectID: "p", RequestID: uuid.NewString(), Data: []byte("sealed"), Created: time.Now()}
+	r := &driver.LeMURRecord{ProjectID: "p", RequestID: uuid.NewString(), Data: []byte("sealed"), Created: time.Now()}
 	if err := a.PutLeMUR(ctx, r); err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/earshot-dev/earshot/internal/testservices"
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 )
 
 // TestNewOnCallersPool: a Store on a pool the caller created (with
@@ -40,7 +40,7 @@ func TestNewOnCallersPool(t *testing.T) {
 	}
 
 	conn := admin(t, url)
-	transcribetest.RunStoreTests(t, func(t *testing.T) transcribe.Store {
+	drivertest.RunStoreTests(t, func(t *testing.T) driver.Store {
 		s, err := New(ctx, pool(t, "callers"), "callers")
 		if err != nil {
 			t.Fatal(err)

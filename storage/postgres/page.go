@@ -9,14 +9,15 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-var _ transcribe.PageStore = (*Store)(nil)
+var _ driver.PageStore = (*Store)(nil)
 
 // pageCols are the columns ListPage reads.
 const pageCols = `seq, id, status, created, completed, summary`
 
-// ListPage implements transcribe.PageStore: List's query (the same
+// ListPage implements driver.PageStore: List's query (the same
 // filters and order) reading the six columns of a list entry, each row
 // scanned into a slice of records (no record allocated per row).
 //
@@ -30,7 +31,7 @@ const pageCols = `seq, id, status, created, completed, summary`
 // while a snapshot is being read share the next read of it (readbatch.go):
 // it starts after each of them was asked for, so it is as fresh as their
 // own.
-func (s *Store) ListPage(ctx context.Context, q transcribe.ListQuery) ([]transcribe.Record, error) {
+func (s *Store) ListPage(ctx context.Context, q driver.ListQuery) ([]driver.Record, error) {
 	if q.ProjectID == "" {
 		return nil, errors.New("postgres: ListPage: ProjectID is required")
 	}
@@ -66,7 +67,7 @@ func (s *Store) snapshot(ctx context.Context, n []struct{}) ([]string, error) {
 }
 
 // listPage reads a page from the database.
-func (s *Store) listPage(ctx context.Context, q transcribe.ListQuery) ([]transcribe.Record, error) {
+func (s *Store) listPage(ctx context.Context, q driver.ListQuery) ([]driver.Record, error) {
 	query, args := listQuery(q)
 	query = `SELECT ` + pageCols + query[len(`SELECT `+summaryCols):]
 	rows, err := s.pool.Query(ctx, query, args...)
@@ -74,13 +75,13 @@ func (s *Store) listPage(ctx context.Context, q transcribe.ListQuery) ([]transcr
 		return nil, s.fail("listing transcripts", err)
 	}
 	defer rows.Close()
-	out := make([]transcribe.Record, 0, max(q.Limit, 0))
+	out := make([]driver.Record, 0, max(q.Limit, 0))
 	var (
 		status        string
 		created, done pgtype.Timestamptz
 	)
 	for rows.Next() {
-		out = append(out, transcribe.Record{})
+		out = append(out, driver.Record{})
 		r := &out[len(out)-1]
 		if err := rows.Scan(&r.Seq, &r.ID, &status, &created, &done, &r.Summary); err != nil {
 			return nil, s.fail("listing transcripts", err)
@@ -101,7 +102,7 @@ func (s *Store) listPage(ctx context.Context, q transcribe.ListQuery) ([]transcr
 }
 
 // checkList is List's check of a query's fields.
-func (s *Store) checkList(q transcribe.ListQuery) error {
+func (s *Store) checkList(q driver.ListQuery) error {
 	for _, f := range [][2]string{{"ProjectID", q.ProjectID}, {"Status", string(q.Status)}} {
 		if err := checkText(f[0], f[1]); err != nil {
 			return err
@@ -120,7 +121,7 @@ func (s *Store) checkList(q transcribe.ListQuery) error {
 
 // checkCursors is List's check that an empty page with a cursor has a
 // cursor of the project's (else ErrNotFound).
-func (s *Store) checkCursors(ctx context.Context, q transcribe.ListQuery, n int) error {
+func (s *Store) checkCursors(ctx context.Context, q driver.ListQuery, n int) error {
 	if n > 0 || (q.BeforeID == "" && q.AfterID == "") {
 		return nil
 	}

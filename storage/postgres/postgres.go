@@ -17,6 +17,7 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/internal/pagecache"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
@@ -24,7 +25,7 @@ import (
 // migrated by a newer build of this package than the running one.
 var ErrSchemaTooNew = errors.New("postgres: database schema is newer than this build supports")
 
-// Store is a transcribe.Store, transcribe.UploadStore and webhook.Queue in
+// Store is a driver.Store, driver.UploadStore and webhook.Queue in
 // one schema of a PostgreSQL database. It is safe for concurrent use by
 // several goroutines, and any number of Stores, in one process or many,
 // may share the schema: claims lock rows with FOR UPDATE SKIP LOCKED, and
@@ -42,14 +43,14 @@ type Store struct {
 	pages pagecache.Cache
 	// reads batches GetUnlessSummary's reads (read.go, readbatch.go),
 	// snapshots ListPage's reads of the snapshot (page.go).
-	reads     batcher[readQuery, *transcribe.Record]
+	reads     batcher[readQuery, *driver.Record]
 	snapshots batcher[struct{}, string]
 }
 
 var (
-	_ transcribe.Store       = (*Store)(nil)
-	_ transcribe.UploadStore = (*Store)(nil)
-	_ webhook.Queue          = (*Store)(nil)
+	_ driver.Store       = (*Store)(nil)
+	_ driver.UploadStore = (*Store)(nil)
+	_ webhook.Queue      = (*Store)(nil)
 )
 
 // Open connects to the database of cfg.URL, creates cfg.Schema when it is
@@ -84,7 +85,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 // Schema returns the PostgreSQL schema the store's tables are in.
 func (s *Store) Schema() string { return s.schema }
 
-// Close implements transcribe.Store: it waits for statements in progress
+// Close implements driver.Store: it waits for statements in progress
 // and closes every connection. Later calls of any method return an error
 // wrapping transcribe.ErrClosed; closing twice is nil.
 func (s *Store) Close() error {
@@ -182,7 +183,7 @@ var migrations = []string{
 	);
 	CREATE INDEX realtime_sessions_purge ON realtime_sessions (purge_after);`,
 
-	// Version 3: the outbox flag (transcribe.Record.NotifyPending): a
+	// Version 3: the outbox flag (driver.Record.NotifyPending): a
 	// final result whose webhooks are not all queued yet, written with the
 	// result in one UPDATE and found again through a partial index.
 	`ALTER TABLE transcripts ADD COLUMN notify_pending boolean NOT NULL DEFAULT false;

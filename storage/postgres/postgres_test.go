@@ -13,6 +13,7 @@ import (
 
 	"github.com/earshot-dev/earshot/internal/testservices"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
@@ -32,14 +33,14 @@ func admin(t testing.TB, url string) *pgx.Conn {
 	return conn
 }
 
-func queued(id, project string, i int) *transcribe.Record {
-	return &transcribe.Record{
+func queued(id, project string, i int) *driver.Record {
+	return &driver.Record{
 		ID: id, ProjectID: project, Status: transcribe.StatusQueued,
 		Created: t0.Add(time.Duration(i) * time.Second), Data: []byte("sealed:" + id),
 	}
 }
 
-func mustCreate(t testing.TB, s *Store, rs ...*transcribe.Record) {
+func mustCreate(t testing.TB, s *Store, rs ...*driver.Record) {
 	t.Helper()
 	for _, r := range rs {
 		if err := s.Create(context.Background(), r); err != nil {
@@ -218,7 +219,7 @@ func TestMigrations(t *testing.T) {
 		dmlURL := fmt.Sprintf("postgres://%s:%s@%s:%d/%s?sslmode=disable", dml, pw, cfg.Host, cfg.Port, db)
 		m := openTest(t, dmlURL, "managed")
 		mustCreate(t, m, queued("y", "p", 0))
-		if r, err := m.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: t0, Lease: time.Minute}); err != nil || r.ID != "y" {
+		if r, err := m.ClaimJob(ctx, driver.Claim{Owner: "w", Now: t0, Lease: time.Minute}); err != nil || r.ID != "y" {
 			t.Errorf("ClaimJob as the row-privileged role: %+v, %v", r, err)
 		}
 	})
@@ -240,7 +241,7 @@ func TestSchemaIsolation(t *testing.T) {
 		if r.Seq != 1 {
 			t.Errorf("%s: first record's Seq = %d; each schema counts on its own", name, r.Seq)
 		}
-		if err := s.CreateUpload(ctx, &transcribe.Upload{ID: "up", ProjectID: "project-" + name, Size: int64(i), Created: t0}); err != nil {
+		if err := s.CreateUpload(ctx, &driver.Upload{ID: "up", ProjectID: "project-" + name, Size: int64(i), Created: t0}); err != nil {
 			t.Fatalf("%s: CreateUpload: %v", name, err)
 		}
 		if err := s.AddDelivery(ctx, &webhook.Delivery{ID: "d", TranscriptID: "same-id", NextAttempt: t0, Data: []byte(name)}); err != nil {
@@ -255,23 +256,23 @@ func TestSchemaIsolation(t *testing.T) {
 		if u, err := s.GetUpload(ctx, "up"); err != nil || u.Size != int64(i) {
 			t.Errorf("%s: GetUpload = %+v, %v", name, u, err)
 		}
-		if recs, err := s.List(ctx, transcribe.ListQuery{ProjectID: "project-eu"}); err != nil || (name == "eu") != (len(recs) == 1) {
+		if recs, err := s.List(ctx, driver.ListQuery{ProjectID: "project-eu"}); err != nil || (name == "eu") != (len(recs) == 1) {
 			t.Errorf("%s: List(project-eu) = %d records, %v", name, len(recs), err)
 		}
 	}
 	// Claims stay in their schema: eu's job and delivery go once, the
 	// others' remain.
-	if _, err := eu.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: t0, Lease: time.Hour}); err != nil {
+	if _, err := eu.ClaimJob(ctx, driver.Claim{Owner: "w", Now: t0, Lease: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eu.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: t0, Lease: time.Hour}); !errors.Is(err, transcribe.ErrNoJob) {
+	if _, err := eu.ClaimJob(ctx, driver.Claim{Owner: "w", Now: t0, Lease: time.Hour}); !errors.Is(err, transcribe.ErrNoJob) {
 		t.Errorf("second claim in eu: %v, want ErrNoJob", err)
 	}
 	if d, err := eu.ClaimDelivery(ctx, webhook.Claim{Owner: "w", Now: t0, Lease: time.Hour}); err != nil || string(d.Data) != "eu" {
 		t.Errorf("eu ClaimDelivery = %+v, %v", d, err)
 	}
 	for _, s := range []*Store{us, def} {
-		if r, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: t0, Lease: time.Hour}); err != nil || r.Claims != 1 {
+		if r, err := s.ClaimJob(ctx, driver.Claim{Owner: "w", Now: t0, Lease: time.Hour}); err != nil || r.Claims != 1 {
 			t.Errorf("%s: ClaimJob = %+v, %v", s.Schema(), r, err)
 		}
 		if d, err := s.ClaimDelivery(ctx, webhook.Claim{Owner: "w", Now: t0, Lease: time.Hour}); err != nil || d.ID != "d" {
@@ -303,18 +304,18 @@ func TestAfterClose(t *testing.T) {
 	calls["Create"] = s.Create(ctx, queued("x", "p", 0))
 	_, calls["Get"] = s.Get(ctx, "x")
 	calls["Update"] = s.Update(ctx, queued("x", "p", 0))
-	_, calls["List"] = s.List(ctx, transcribe.ListQuery{ProjectID: "p"})
-	_, calls["ClaimJob"] = s.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: t0})
-	calls["ExtendLease"] = s.ExtendLease(ctx, transcribe.Lease{ID: "x", Owner: "w", Until: t0})
+	_, calls["List"] = s.List(ctx, driver.ListQuery{ProjectID: "p"})
+	_, calls["ClaimJob"] = s.ClaimJob(ctx, driver.Claim{Owner: "w", Now: t0})
+	calls["ExtendLease"] = s.ExtendLease(ctx, driver.Lease{ID: "x", Owner: "w", Until: t0})
 	calls["SetWebhookStatus"] = s.SetWebhookStatus(ctx, "x", 200)
-	calls["CreateUpload"] = s.CreateUpload(ctx, &transcribe.Upload{ID: "u", Created: t0})
+	calls["CreateUpload"] = s.CreateUpload(ctx, &driver.Upload{ID: "u", Created: t0})
 	_, calls["GetUpload"] = s.GetUpload(ctx, "u")
 	calls["AttachUpload"] = s.AttachUpload(ctx, "u", "x")
 	calls["DeleteUpload"] = s.DeleteUpload(ctx, "u")
-	_, calls["ListUploads"] = s.ListUploads(ctx, transcribe.UploadQuery{})
+	_, calls["ListUploads"] = s.ListUploads(ctx, driver.UploadQuery{})
 	calls["AddDelivery"] = s.AddDelivery(ctx, &webhook.Delivery{ID: "d", NextAttempt: t0})
 	_, calls["ClaimDelivery"] = s.ClaimDelivery(ctx, webhook.Claim{Owner: "w", Now: t0})
-	calls["ExtendDelivery"] = s.ExtendDelivery(ctx, transcribe.Lease{ID: "d", Owner: "w", Until: t0})
+	calls["ExtendDelivery"] = s.ExtendDelivery(ctx, driver.Lease{ID: "d", Owner: "w", Until: t0})
 	calls["UpdateDelivery"] = s.UpdateDelivery(ctx, &webhook.Delivery{ID: "d"})
 	_, calls["PurgeDeliveries"] = s.PurgeDeliveries(ctx, t0, 0)
 	for name, err := range calls {
@@ -337,21 +338,21 @@ func TestUnstorableInput(t *testing.T) {
 		err  error
 		want string
 	}{
-		"Created far":     {s.Create(ctx, &transcribe.Record{ID: "a", ProjectID: "p", Created: far}), "Created"},
-		"Completed old":   {s.Create(ctx, &transcribe.Record{ID: "a", ProjectID: "p", Created: t0, Completed: ancient}), "Completed"},
-		"NUL id":          {s.Create(ctx, &transcribe.Record{ID: "a\x00b", ProjectID: "p", Created: t0}), "ID"},
-		"bad UTF-8 owner": {s.Create(ctx, &transcribe.Record{ID: "a", ProjectID: "p", Created: t0, LeaseOwner: "\xff"}), "LeaseOwner"},
-		"empty id":        {s.Create(ctx, &transcribe.Record{ProjectID: "p", Created: t0}), "id is empty"},
+		"Created far":     {s.Create(ctx, &driver.Record{ID: "a", ProjectID: "p", Created: far}), "Created"},
+		"Completed old":   {s.Create(ctx, &driver.Record{ID: "a", ProjectID: "p", Created: t0, Completed: ancient}), "Completed"},
+		"NUL id":          {s.Create(ctx, &driver.Record{ID: "a\x00b", ProjectID: "p", Created: t0}), "ID"},
+		"bad UTF-8 owner": {s.Create(ctx, &driver.Record{ID: "a", ProjectID: "p", Created: t0, LeaseOwner: "\xff"}), "LeaseOwner"},
+		"empty id":        {s.Create(ctx, &driver.Record{ProjectID: "p", Created: t0}), "id is empty"},
 		"nil record":      {s.Create(ctx, nil), "nil record"},
-		"upload NUL":      {s.CreateUpload(ctx, &transcribe.Upload{ID: "u", ProjectID: "p\x00", Created: t0}), "ProjectID"},
+		"upload NUL":      {s.CreateUpload(ctx, &driver.Upload{ID: "u", ProjectID: "p\x00", Created: t0}), "ProjectID"},
 		"delivery far":    {s.AddDelivery(ctx, &webhook.Delivery{ID: "d", NextAttempt: far}), "NextAttempt"},
-		"lease end far":   {s.ExtendLease(ctx, transcribe.Lease{ID: "a", Owner: "w", Until: far}), "Lease.Until"},
-		"claim no owner":  {func() error { _, err := s.ClaimJob(ctx, transcribe.Claim{Now: t0}); return err }(), "owner is empty"},
+		"lease end far":   {s.ExtendLease(ctx, driver.Lease{ID: "a", Owner: "w", Until: far}), "Lease.Until"},
+		"claim no owner":  {func() error { _, err := s.ClaimJob(ctx, driver.Claim{Now: t0}); return err }(), "owner is empty"},
 		"negative lease": {func() error {
 			_, err := s.ClaimDelivery(ctx, webhook.Claim{Owner: "w", Now: t0, Lease: -1})
 			return err
 		}(), "negative"},
-		"List no project":  {func() error { _, err := s.List(ctx, transcribe.ListQuery{}); return err }(), "ProjectID is required"},
+		"List no project":  {func() error { _, err := s.List(ctx, driver.ListQuery{}); return err }(), "ProjectID is required"},
 		"attach NUL":       {s.AttachUpload(ctx, "u", "t\x00"), "transcript id"},
 		"status too large": {s.SetWebhookStatus(ctx, "a", 1<<40), "int4"},
 	} {
@@ -379,7 +380,7 @@ func TestUnstorableInput(t *testing.T) {
 		if err := s.SetWebhookStatus(ctx, id, 200); !errors.Is(err, transcribe.ErrNotFound) {
 			t.Errorf("SetWebhookStatus(%q): %v", id, err)
 		}
-		if _, err := s.List(ctx, transcribe.ListQuery{ProjectID: "p", BeforeID: id}); !errors.Is(err, transcribe.ErrNotFound) {
+		if _, err := s.List(ctx, driver.ListQuery{ProjectID: "p", BeforeID: id}); !errors.Is(err, transcribe.ErrNotFound) {
 			t.Errorf("List(BeforeID %q): %v", id, err)
 		}
 		if err := s.UpdateDelivery(ctx, &webhook.Delivery{ID: id}); !errors.Is(err, transcribe.ErrNotFound) {
@@ -387,15 +388,15 @@ func TestUnstorableInput(t *testing.T) {
 		}
 	}
 	// Bounds beyond the range select everything or nothing.
-	mustCreate(t, s, queued("r1", "p", 0), &transcribe.Record{ID: "r0", ProjectID: "p", Status: transcribe.StatusQueued}) // zero Created
+	mustCreate(t, s, queued("r1", "p", 0), &driver.Record{ID: "r0", ProjectID: "p", Status: transcribe.StatusQueued}) // zero Created
 	for _, tc := range []struct {
-		q    transcribe.ListQuery
+		q    driver.ListQuery
 		want int
 	}{
-		{transcribe.ListQuery{ProjectID: "p", CreatedBefore: far}, 2},
-		{transcribe.ListQuery{ProjectID: "p", CreatedFrom: far}, 0},
-		{transcribe.ListQuery{ProjectID: "p", CreatedFrom: ancient}, 2},
-		{transcribe.ListQuery{ProjectID: "p", CreatedBefore: t0}, 1}, // the zero-Created record sorts first
+		{driver.ListQuery{ProjectID: "p", CreatedBefore: far}, 2},
+		{driver.ListQuery{ProjectID: "p", CreatedFrom: far}, 0},
+		{driver.ListQuery{ProjectID: "p", CreatedFrom: ancient}, 2},
+		{driver.ListQuery{ProjectID: "p", CreatedBefore: t0}, 1}, // the zero-Created record sorts first
 	} {
 		if recs, err := s.List(ctx, tc.q); err != nil || len(recs) != tc.want {
 			t.Errorf("List(%+v) = %d records, %v; want %d", tc.q, len(recs), err, tc.want)
@@ -404,7 +405,7 @@ func TestUnstorableInput(t *testing.T) {
 	if r, err := s.Get(ctx, "r0"); err != nil || !r.Created.IsZero() {
 		t.Errorf("zero Created came back as %v, %v", r.Created, err)
 	}
-	if us, err := s.ListUploads(ctx, transcribe.UploadQuery{CreatedBefore: far}); err != nil || len(us) != 0 {
+	if us, err := s.ListUploads(ctx, driver.UploadQuery{CreatedBefore: far}); err != nil || len(us) != 0 {
 		t.Errorf("ListUploads(far) = %v, %v", us, err)
 	}
 }
@@ -428,7 +429,7 @@ func TestPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCreate(t, s, queued("new", "p1", 0))
-	listSQL, listArgs := listQuery(transcribe.ListQuery{ProjectID: "p1", Limit: 10})
+	listSQL, listArgs := listQuery(driver.ListQuery{ProjectID: "p1", Limit: 10})
 	for _, tc := range []struct {
 		name, sql, index string
 		args             []any

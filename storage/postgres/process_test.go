@@ -14,6 +14,7 @@ import (
 
 	"github.com/earshot-dev/earshot/internal/testservices"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
@@ -36,7 +37,7 @@ func TestLeaseHolderChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "child", Now: t0, Lease: 30 * time.Second}); err != nil {
+	if _, err := s.ClaimJob(ctx, driver.Claim{Owner: "child", Now: t0, Lease: 30 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.ClaimDelivery(ctx, webhook.Claim{Owner: "child", Now: t0, Lease: 30 * time.Second}); err != nil {
@@ -44,7 +45,7 @@ func TestLeaseHolderChild(t *testing.T) {
 	}
 	fmt.Println("claimed")
 	for i := 0; ; i++ {
-		if err := s.ExtendLease(ctx, transcribe.Lease{ID: "job", Owner: "child", Until: t0.Add(30 * time.Second)}); err != nil {
+		if err := s.ExtendLease(ctx, driver.Lease{ID: "job", Owner: "child", Until: t0.Add(30 * time.Second)}); err != nil {
 			t.Fatal(err)
 		}
 		fmt.Println("beat", i)
@@ -100,15 +101,15 @@ func TestKilledProcess(t *testing.T) {
 	killed := time.Now()
 
 	// While the lease holds, nobody gets the job.
-	if r, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "survivor", Now: t0.Add(30 * time.Second), Lease: time.Minute}); !errors.Is(err, transcribe.ErrNoJob) {
+	if r, err := s.ClaimJob(ctx, driver.Claim{Owner: "survivor", Now: t0.Add(30 * time.Second), Lease: time.Minute}); !errors.Is(err, transcribe.ErrNoJob) {
 		t.Fatalf("claim while the dead process's lease holds: %+v, %v", r, err)
 	}
 	// Once it has run out, the survivor takes over. A row lock of the dead
 	// process's last statement lasts until PostgreSQL notices the closed
 	// connection, so allow a few seconds.
-	var took *transcribe.Record
+	var took *driver.Record
 	for {
-		took, err = s.ClaimJob(ctx, transcribe.Claim{Owner: "survivor", Now: t0.Add(30*time.Second + time.Microsecond), Lease: time.Minute})
+		took, err = s.ClaimJob(ctx, driver.Claim{Owner: "survivor", Now: t0.Add(30*time.Second + time.Microsecond), Lease: time.Minute})
 		if err == nil || !errors.Is(err, transcribe.ErrNoJob) || time.Since(killed) > 10*time.Second {
 			break
 		}
@@ -124,7 +125,7 @@ func TestKilledProcess(t *testing.T) {
 	if d, err := s.ClaimDelivery(ctx, webhook.Claim{Owner: "survivor", Now: t0.Add(31 * time.Second), Lease: time.Minute}); err != nil || d.ID != "d" {
 		t.Errorf("delivery after the lease ran out: %+v, %v", d, err)
 	}
-	if err := s.ExtendLease(ctx, transcribe.Lease{ID: "job", Owner: "child", Until: t0.Add(time.Hour)}); !errors.Is(err, transcribe.ErrLeaseLost) {
+	if err := s.ExtendLease(ctx, driver.Lease{ID: "job", Owner: "child", Until: t0.Add(time.Hour)}); !errors.Is(err, transcribe.ErrLeaseLost) {
 		t.Errorf("the dead owner's heartbeat after the takeover: %v, want ErrLeaseLost", err)
 	}
 	// The dead process's connections are gone.

@@ -9,10 +9,11 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/internal/sqlqueue"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // claim leases the first claimable row of t to c.Owner and reads it.
-func claim[T any](ctx context.Context, s *Store, t *sqlqueue.Table, c transcribe.Claim, read func(pgx.Row) (*T, error)) (*T, error) {
+func claim[T any](ctx context.Context, s *Store, t *sqlqueue.Table, c driver.Claim, read func(pgx.Row) (*T, error)) (*T, error) {
 	if c.Owner == "" {
 		return nil, fmt.Errorf("postgres: claiming a %s: owner is empty", t.What)
 	}
@@ -39,7 +40,7 @@ func claim[T any](ctx context.Context, s *Store, t *sqlqueue.Table, c transcribe
 // extend moves the lease of row l.ID when l.Owner (not empty) holds it,
 // in one statement that also reads the row's owner, to tell an absent id
 // (ErrNotFound) from a lost lease.
-func (s *Store) extend(ctx context.Context, t *sqlqueue.Table, l transcribe.Lease) error {
+func (s *Store) extend(ctx context.Context, t *sqlqueue.Table, l driver.Lease) error {
 	until, err := stamp("Lease.Until", l.Until)
 	if err != nil {
 		return err

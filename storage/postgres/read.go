@@ -10,9 +10,10 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-var _ transcribe.ReadStore = (*Store)(nil)
+var _ driver.ReadStore = (*Store)(nil)
 
 // readQuery is a read of GetUnlessSummary.
 type readQuery struct {
@@ -20,13 +21,13 @@ type readQuery struct {
 	summary []byte // nil: none
 }
 
-// GetUnlessSummary implements transcribe.ReadStore: one statement, which
+// GetUnlessSummary implements driver.ReadStore: one statement, which
 // compares the stored summary (a small column of the row) and leaves the
 // data (the large one, TOASTed apart) unread and unsent when it matches.
 // Confirmations (reads with a summary) that come while another runs
 // share the next statement (readbatch.go): one statement answers a batch
 // of them.
-func (s *Store) GetUnlessSummary(ctx context.Context, id string, summary []byte) (*transcribe.Record, error) {
+func (s *Store) GetUnlessSummary(ctx context.Context, id string, summary []byte) (*driver.Record, error) {
 	if !storable(id) {
 		return nil, fmt.Errorf("postgres: transcript %q: %w", id, transcribe.ErrNotFound)
 	}
@@ -38,13 +39,13 @@ func (s *Store) GetUnlessSummary(ctx context.Context, id string, summary []byte)
 	}
 	q := readQuery{id, summary}
 	var (
-		r   *transcribe.Record
+		r   *driver.Record
 		err error
 	)
 	if summary == nil {
 		// A read of the data (the caller holds none) runs alone: it is
 		// the rare, long one, and no batch waits for it.
-		var rs []*transcribe.Record
+		var rs []*driver.Record
 		if rs, err = s.readRecords(ctx, []readQuery{q}); err == nil {
 			r = rs[0]
 		}
@@ -66,11 +67,11 @@ var batchStatements atomic.Int64
 
 // readRecords answers qs (nil for a record that does not exist): one
 // statement for one read, one for a batch.
-func (s *Store) readRecords(ctx context.Context, qs []readQuery) ([]*transcribe.Record, error) {
-	out := make([]*transcribe.Record, len(qs))
+func (s *Store) readRecords(ctx context.Context, qs []readQuery) ([]*driver.Record, error) {
+	out := make([]*driver.Record, len(qs))
 	scan := func(row pgx.Row) error {
 		var (
-			r             transcribe.Record
+			r             driver.Record
 			n             int
 			status        string
 			created, done pgtype.Timestamptz

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/earshot-dev/earshot/internal/testservices"
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 )
 
 // TestReadStore: GetUnlessSummary on two Stores sharing one database (two
@@ -13,7 +13,7 @@ import (
 func TestReadStore(t *testing.T) {
 	t.Parallel()
 	url := testservices.Postgres(t)
-	transcribetest.RunReadStoreTests(t, func(t *testing.T) (transcribe.Store, transcribe.Store) {
+	drivertest.RunReadStoreTests(t, func(t *testing.T) (driver.Store, driver.Store) {
 		return openTest(t, url, "reads"), openTest(t, url, "reads")
 	})
 }
@@ -23,7 +23,7 @@ func TestReadStore(t *testing.T) {
 func TestPageStore(t *testing.T) {
 	t.Parallel()
 	url := testservices.Postgres(t)
-	transcribetest.RunPageStoreTests(t, func(t *testing.T) (transcribe.Store, transcribe.Store) {
+	drivertest.RunPageStoreTests(t, func(t *testing.T) (driver.Store, driver.Store) {
 		return openTest(t, url, "pages"), openTest(t, url, "pages")
 	})
 }

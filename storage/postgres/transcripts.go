@@ -14,6 +14,7 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/internal/sqlqueue"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // summaryCols are the columns List reads: everything but the sealed
@@ -24,9 +25,9 @@ const (
 )
 
 // readRecord scans summaryCols, and data when full.
-func readRecord(row pgx.Row, full bool) (*transcribe.Record, error) {
+func readRecord(row pgx.Row, full bool) (*driver.Record, error) {
 	var (
-		r                        transcribe.Record
+		r                        driver.Record
 		status                   string
 		created, done, leaseTill pgtype.Timestamptz
 	)
@@ -44,7 +45,7 @@ func readRecord(row pgx.Row, full bool) (*transcribe.Record, error) {
 }
 
 // recordStamps encodes the stored times of r.
-func recordStamps(r *transcribe.Record) (created, completed, leaseUntil pgtype.Timestamptz, err error) {
+func recordStamps(r *driver.Record) (created, completed, leaseUntil pgtype.Timestamptz, err error) {
 	if created, err = stamp("Created", r.Created); err != nil {
 		return
 	}
@@ -56,7 +57,7 @@ func recordStamps(r *transcribe.Record) (created, completed, leaseUntil pgtype.T
 }
 
 // checkRecord rejects what the table cannot hold, naming the field.
-func checkRecord(op string, r *transcribe.Record) error {
+func checkRecord(op string, r *driver.Record) error {
 	if r == nil {
 		return fmt.Errorf("postgres: %s: nil record", op)
 	}
@@ -71,11 +72,11 @@ func checkRecord(op string, r *transcribe.Record) error {
 	return nil
 }
 
-// Create implements transcribe.Store: one INSERT ... ON CONFLICT DO
+// Create implements driver.Store: one INSERT ... ON CONFLICT DO
 // NOTHING RETURNING seq, so a taken id is told apart without an error
 // from the server. Seq comes from an identity column (gaps are possible:
 // a refused insert uses a number).
-func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
+func (s *Store) Create(ctx context.Context, r *driver.Record) error {
 	if err := checkRecord("Create", r); err != nil {
 		return err
 	}
@@ -104,8 +105,8 @@ func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
 	return nil
 }
 
-// Get implements transcribe.Store.
-func (s *Store) Get(ctx context.Context, id string) (*transcribe.Record, error) {
+// Get implements driver.Store.
+func (s *Store) Get(ctx context.Context, id string) (*driver.Record, error) {
 	if !storable(id) {
 		return nil, fmt.Errorf("postgres: transcript %q: %w", id, transcribe.ErrNotFound)
 	}
@@ -122,10 +123,10 @@ func (s *Store) Get(ctx context.Context, id string) (*transcribe.Record, error) 
 	return r, nil
 }
 
-// Update implements transcribe.Store. The lease check and the write are
+// Update implements driver.Store. The lease check and the write are
 // one UPDATE; the same statement reads the row's owner, so a refusal
 // tells ErrNotFound from ErrLeaseLost without a second round trip.
-func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
+func (s *Store) Update(ctx context.Context, r *driver.Record) error {
 	if err := checkRecord("Update", r); err != nil {
 		return err
 	}
@@ -157,11 +158,11 @@ func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
 	return lostOrMissing("transcript", r.ID, r.LeaseOwner, owner)
 }
 
-// List implements transcribe.Store: one SELECT on the (project_id, seq)
+// List implements driver.Store: one SELECT on the (project_id, seq)
 // index, the cursors resolved inside it. Only an empty page with a cursor
 // costs a second query, to tell an unknown cursor (ErrNotFound) from an
 // empty page.
-func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe.Record, error) {
+func (s *Store) List(ctx context.Context, q driver.ListQuery) ([]*driver.Record, error) {
 	if q.ProjectID == "" {
 		return nil, errors.New("postgres: List: ProjectID is required")
 	}
@@ -183,7 +184,7 @@ func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe
 	if err != nil {
 		return nil, s.fail("listing transcripts", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*transcribe.Record, error) {
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*driver.Record, error) {
 		return readRecord(row, false)
 	})
 	if err != nil {
@@ -208,7 +209,7 @@ func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe
 		slices.Reverse(out)
 	}
 	if out == nil {
-		out = []*transcribe.Record{}
+		out = []*driver.Record{}
 	}
 	return out, nil
 }
@@ -216,7 +217,7 @@ func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe
 // listQuery builds List's statement. With AfterID the rows are read
 // oldest first (the Limit oldest newer than the cursor) and List reverses
 // them. LIMIT NULL is no limit.
-func listQuery(q transcribe.ListQuery) (string, []any) {
+func listQuery(q driver.ListQuery) (string, []any) {
 	var (
 		b    strings.Builder
 		args = []any{q.ProjectID}
@@ -261,17 +262,17 @@ func listQuery(q transcribe.ListQuery) (string, []any) {
 // jobs is the job queue (sqlqueue.Jobs).
 var jobs = sqlqueue.Jobs(sqlqueue.Postgres, recordCols)
 
-// ClaimJob implements transcribe.Store.
-func (s *Store) ClaimJob(ctx context.Context, c transcribe.Claim) (*transcribe.Record, error) {
-	return claim(ctx, s, jobs, c, func(row pgx.Row) (*transcribe.Record, error) { return readRecord(row, true) })
+// ClaimJob implements driver.Store.
+func (s *Store) ClaimJob(ctx context.Context, c driver.Claim) (*driver.Record, error) {
+	return claim(ctx, s, jobs, c, func(row pgx.Row) (*driver.Record, error) { return readRecord(row, true) })
 }
 
-// ExtendLease implements transcribe.Store. An absent id is ErrNotFound.
-func (s *Store) ExtendLease(ctx context.Context, l transcribe.Lease) error {
+// ExtendLease implements driver.Store. An absent id is ErrNotFound.
+func (s *Store) ExtendLease(ctx context.Context, l driver.Lease) error {
 	return s.extend(ctx, jobs, l)
 }
 
-// SetWebhookStatus implements transcribe.Store.
+// SetWebhookStatus implements driver.Store.
 func (s *Store) SetWebhookStatus(ctx context.Context, id string, code int) error {
 	if !storable(id) {
 		return fmt.Errorf("postgres: transcript %q: %w", id, transcribe.ErrNotFound)
@@ -289,9 +290,9 @@ func (s *Store) SetWebhookStatus(ctx context.Context, id string, code int) error
 	return nil
 }
 
-// ListNotifyPending implements transcribe.Store (through the partial
+// ListNotifyPending implements driver.Store (through the partial
 // index transcripts_notify_pending).
-func (s *Store) ListNotifyPending(ctx context.Context, completedBefore time.Time, limit int) ([]*transcribe.Record, error) {
+func (s *Store) ListNotifyPending(ctx context.Context, completedBefore time.Time, limit int) ([]*driver.Record, error) {
 	before, err := stamp("completedBefore", completedBefore)
 	if err != nil {
 		return nil, err
@@ -308,7 +309,7 @@ func (s *Store) ListNotifyPending(ctx context.Context, completedBefore time.Time
 	if err != nil {
 		return nil, s.fail("listing pending notifications", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*transcribe.Record, error) {
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*driver.Record, error) {
 		return readRecord(row, true)
 	})
 	if err != nil {
@@ -317,7 +318,7 @@ func (s *Store) ListNotifyPending(ctx context.Context, completedBefore time.Time
 	return out, nil
 }
 
-// ClearNotifyPending implements transcribe.Store.
+// ClearNotifyPending implements driver.Store.
 func (s *Store) ClearNotifyPending(ctx context.Context, id string) error {
 	if !storable(id) {
 		return fmt.Errorf("postgres: transcript %q: %w", id, transcribe.ErrNotFound)

@@ -11,13 +11,14 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 const uploadCols = `id, project_id, size, created, transcript_id`
 
-func readUpload(row pgx.Row) (*transcribe.Upload, error) {
+func readUpload(row pgx.Row) (*driver.Upload, error) {
 	var (
-		u       transcribe.Upload
+		u       driver.Upload
 		created pgtype.Timestamptz
 	)
 	if err := row.Scan(&u.ID, &u.ProjectID, &u.Size, &created, &u.TranscriptID); err != nil {
@@ -27,8 +28,8 @@ func readUpload(row pgx.Row) (*transcribe.Upload, error) {
 	return &u, nil
 }
 
-// CreateUpload implements transcribe.UploadStore.
-func (s *Store) CreateUpload(ctx context.Context, u *transcribe.Upload) error {
+// CreateUpload implements driver.UploadStore.
+func (s *Store) CreateUpload(ctx context.Context, u *driver.Upload) error {
 	if u == nil || u.ID == "" {
 		return errors.New("postgres: CreateUpload: upload id is empty")
 	}
@@ -55,8 +56,8 @@ func (s *Store) CreateUpload(ctx context.Context, u *transcribe.Upload) error {
 	return nil
 }
 
-// GetUpload implements transcribe.UploadStore.
-func (s *Store) GetUpload(ctx context.Context, id string) (*transcribe.Upload, error) {
+// GetUpload implements driver.UploadStore.
+func (s *Store) GetUpload(ctx context.Context, id string) (*driver.Upload, error) {
 	if !storable(id) {
 		return nil, fmt.Errorf("postgres: upload %q: %w", id, transcribe.ErrNotFound)
 	}
@@ -73,7 +74,7 @@ func (s *Store) GetUpload(ctx context.Context, id string) (*transcribe.Upload, e
 	return u, nil
 }
 
-// AttachUpload implements transcribe.UploadStore with one conditional
+// AttachUpload implements driver.UploadStore with one conditional
 // UPDATE (so two transcripts never both take an upload: the second waits
 // for the first's row lock, then finds the upload taken), which also
 // reads the current user for the refusal.
@@ -111,7 +112,7 @@ func (s *Store) AttachUpload(ctx context.Context, uploadID, transcriptID string)
 	return fmt.Errorf("postgres: upload %s is used by transcript %s: %w", uploadID, *user, transcribe.ErrExists)
 }
 
-// DeleteUpload implements transcribe.UploadStore.
+// DeleteUpload implements driver.UploadStore.
 func (s *Store) DeleteUpload(ctx context.Context, id string) error {
 	if !storable(id) {
 		return nil // never stored
@@ -125,10 +126,10 @@ func (s *Store) DeleteUpload(ctx context.Context, id string) error {
 	return nil
 }
 
-// ListUploads implements transcribe.UploadStore. It reads an index in
+// ListUploads implements driver.UploadStore. It reads an index in
 // (created, id) order (uploads_unattached_by_age when Unattached) and
 // never sorts.
-func (s *Store) ListUploads(ctx context.Context, q transcribe.UploadQuery) ([]*transcribe.Upload, error) {
+func (s *Store) ListUploads(ctx context.Context, q driver.UploadQuery) ([]*driver.Upload, error) {
 	if q.AfterID != "" && !storable(q.AfterID) {
 		return nil, fmt.Errorf("postgres: ListUploads: %w", checkText("AfterID", q.AfterID))
 	}
@@ -140,7 +141,7 @@ func (s *Store) ListUploads(ctx context.Context, q transcribe.UploadQuery) ([]*t
 	if err != nil {
 		return nil, s.fail("listing uploads", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*transcribe.Upload, error) { return readUpload(row) })
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*driver.Upload, error) { return readUpload(row) })
 	if err != nil {
 		return nil, s.fail("listing uploads", err)
 	}
@@ -150,7 +151,7 @@ func (s *Store) ListUploads(ctx context.Context, q transcribe.UploadQuery) ([]*t
 // uploadsQuery builds ListUploads' statement. A cutoff PostgreSQL cannot
 // hold is clamped to an infinity; uploads with a zero Created (stored as
 // -infinity) sort first.
-func uploadsQuery(q transcribe.UploadQuery) (string, []any) {
+func uploadsQuery(q driver.UploadQuery) (string, []any) {
 	var (
 		where []string
 		args  []any

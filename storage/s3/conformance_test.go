@@ -5,8 +5,8 @@ import (
 
 	"github.com/earshot-dev/earshot/internal/testservices"
 	"github.com/earshot-dev/earshot/storage/s3"
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 )
 
 // newStore opens a Store on a fresh bucket of the suite's S3 server.
@@ -24,7 +24,7 @@ func newStore(t *testing.T, cfg s3.Config) (*s3.Store, testservices.S3Config) {
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	transcribetest.RunBlobStoreTests(t, func(t *testing.T) transcribe.BlobStore {
+	drivertest.RunBlobStoreTests(t, func(t *testing.T) driver.BlobStore {
 		s, _ := newStore(t, s3.Config{})
 		return s
 	})
@@ -34,7 +34,7 @@ func TestConformance(t *testing.T) {
 // its 64 MiB streaming check runs as a 13-part multipart upload.
 func TestConformancePrefixSmallParts(t *testing.T) {
 	t.Parallel()
-	transcribetest.RunBlobStoreTests(t, func(t *testing.T) transcribe.BlobStore {
+	drivertest.RunBlobStoreTests(t, func(t *testing.T) driver.BlobStore {
 		s, _ := newStore(t, s3.Config{Prefix: "region-a", PartSize: 5 << 20, Concurrency: 3})
 		return s
 	})

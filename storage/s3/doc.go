@@ -1,10 +1,10 @@
-// Package s3 is a transcribe.BlobStore that keeps each blob as an object
+// Package s3 is a driver.BlobStore that keeps each blob as an object
 // in a bucket of Amazon S3 or any S3-compatible server (MinIO, Ceph RGW,
 // Garage, versitygw, Cloudflare R2, Backblaze B2...).
 //
 // Entry points: New(ctx, Config) checks the configuration, the endpoint,
 // the credentials and the bucket, and returns a *Store implementing
-// transcribe.BlobStore. AbortIncomplete cleans up after processes that
+// driver.BlobStore. AbortIncomplete cleans up after processes that
 // died mid-upload.
 //
 // Behaviour:

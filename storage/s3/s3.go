@@ -18,6 +18,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/s3utils"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // Sentinel errors. Every error the Store returns is an *Error; these are
@@ -119,7 +120,7 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Store is a transcribe.BlobStore keeping each blob as one object in an
+// Store is a driver.BlobStore keeping each blob as one object in an
 // S3 bucket, under Config.Prefix. Safe for concurrent use by several
 // goroutines and processes.
 type Store struct {
@@ -137,7 +138,7 @@ type Store struct {
 	transport   *http.Transport // ours to close, nil when the caller's
 }
 
-var _ transcribe.BlobStore = (*Store)(nil)
+var _ driver.BlobStore = (*Store)(nil)
 
 // New checks cfg, connects to the endpoint and checks that the bucket
 // exists (creating it when cfg.CreateBucket is set), so that bad

@@ -15,11 +15,12 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 func claimAll(s *Store, owner string, out func(id string)) error {
 	for {
-		r, err := s.ClaimJob(context.Background(), transcribe.Claim{Owner: owner, Now: time.Now(), Lease: time.Hour})
+		r, err := s.ClaimJob(context.Background(), driver.Claim{Owner: owner, Now: time.Now(), Lease: time.Hour})
 		if errors.Is(err, transcribe.ErrNoJob) {
 			return nil
 		}
@@ -199,7 +200,7 @@ func TestCrashChild(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "doomed", Now: base, Lease: time.Minute}); err != nil {
+	if _, err := s.ClaimJob(ctx, driver.Claim{Owner: "doomed", Now: base, Lease: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	fmt.Println("written")
@@ -240,7 +241,7 @@ func TestCrashRecovery(t *testing.T) {
 	s := openTemp(t, Config{Path: path})
 	defer s.Close()
 	ctx := t.Context()
-	recs, err := s.List(ctx, transcribe.ListQuery{ProjectID: "p"})
+	recs, err := s.List(ctx, driver.ListQuery{ProjectID: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestCrashRecovery(t *testing.T) {
 		t.Fatalf("the crashed worker's job: %+v %v", got, err)
 	}
 	// Its lease runs out and another worker takes the job over.
-	if j, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "survivor", Now: base.Add(2 * time.Minute), Lease: time.Minute}); err != nil || j.ID != "c00" {
+	if j, err := s.ClaimJob(ctx, driver.Claim{Owner: "survivor", Now: base.Add(2 * time.Minute), Lease: time.Minute}); err != nil || j.ID != "c00" {
 		t.Errorf("reclaim after the crash: %v %v", j, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // TestCountJobs: CountJobs counts unfinished, undeleted records of every
@@ -20,7 +21,7 @@ func TestCountJobs(t *testing.T) {
 	defer other.Close()
 	add := func(st *Store, id, project string, status transcribe.Status, deleted bool) {
 		t.Helper()
-		r := &transcribe.Record{ID: id, ProjectID: project, Status: status, Deleted: deleted, Created: base, Data: []byte("x")}
+		r := &driver.Record{ID: id, ProjectID: project, Status: status, Deleted: deleted, Created: base, Data: []byte("x")}
 		if err := st.Create(ctx, r); err != nil {
 			t.Fatal(err)
 		}

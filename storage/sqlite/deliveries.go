@@ -8,6 +8,7 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/internal/sqlqueue"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
@@ -67,7 +68,7 @@ func (s *Store) ClaimDelivery(ctx context.Context, c webhook.Claim) (*webhook.De
 }
 
 // ExtendDelivery implements webhook.Queue.
-func (s *Store) ExtendDelivery(ctx context.Context, l transcribe.Lease) error {
+func (s *Store) ExtendDelivery(ctx context.Context, l driver.Lease) error {
 	return s.extend(ctx, deliveries, l)
 }
 

@@ -14,13 +14,14 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
 // fullStore is what both stores implement.
 type fullStore interface {
-	transcribe.Store
-	transcribe.UploadStore
+	driver.Store
+	driver.UploadStore
 	webhook.Queue
 }
 
@@ -83,7 +84,7 @@ func errClass(err error) string {
 	return "nil"
 }
 
-func fmtRecord(r *transcribe.Record) string {
+func fmtRecord(r *driver.Record) string {
 	if r == nil {
 		return "<nil>"
 	}
@@ -112,7 +113,7 @@ func fmtDelivery(d *webhook.Delivery) string {
 		d.ID, d.TranscriptID, d.Attempts, t(d.NextAttempt), d.Done, d.LeaseOwner, t(d.LeaseUntil), d.Data)
 }
 
-func fmtRecords(rs []*transcribe.Record) string {
+func fmtRecords(rs []*driver.Record) string {
 	var b bytes.Buffer
 	for _, r := range rs {
 		b.WriteString(fmtRecord(r))
@@ -147,7 +148,7 @@ func (q seqs) real(k int64) int64 {
 	}
 }
 
-func (q seqs) record(r *transcribe.Record) *transcribe.Record {
+func (q seqs) record(r *driver.Record) *driver.Record {
 	if r == nil {
 		return nil
 	}
@@ -161,7 +162,7 @@ func step(ctx context.Context, s fullStore, sq *seqs, op []byte) (string, string
 	r := &opReader{b: op}
 	switch r.pick(12) {
 	case 0, 1:
-		rec := &transcribe.Record{ID: r.id(), ProjectID: r.project(), Status: r.status(), Deleted: r.pick(4) == 0,
+		rec := &driver.Record{ID: r.id(), ProjectID: r.project(), Status: r.status(), Deleted: r.pick(4) == 0,
 			Created: r.at(), Completed: r.at(), LeaseOwner: r.owner(), LeaseUntil: r.at(), Failures: r.pick(3), Summary: r.data(), Data: r.data()}
 		err := s.Create(ctx, rec)
 		if err == nil {
@@ -173,12 +174,12 @@ func step(ctx context.Context, s fullStore, sq *seqs, op []byte) (string, string
 		got, err := s.Get(ctx, id)
 		return "Get(" + id + ")", errClass(err) + " " + fmtRecord(sq.record(got))
 	case 3:
-		rec := &transcribe.Record{ID: r.id(), ProjectID: r.project(), Status: r.status(), Deleted: r.pick(4) == 0,
+		rec := &driver.Record{ID: r.id(), ProjectID: r.project(), Status: r.status(), Deleted: r.pick(4) == 0,
 			Created: r.at(), Completed: r.at(), LeaseOwner: r.owner(), LeaseUntil: r.at(), Data: r.data(), Seq: int64(r.pick(9)),
 			Claims: r.pick(3), Failures: r.pick(3), WebhookStatus: r.pick(3), Summary: r.data()}
 		return fmt.Sprintf("Update(%s)", fmtRecord(rec)), errClass(s.Update(ctx, rec))
 	case 4, 5:
-		q := transcribe.ListQuery{ProjectID: r.project(), Limit: r.pick(5), IncludeDeleted: r.pick(2) == 0}
+		q := driver.ListQuery{ProjectID: r.project(), Limit: r.pick(5), IncludeDeleted: r.pick(2) == 0}
 		if r.pick(2) == 0 {
 			q.Status = r.status()
 		}
@@ -205,11 +206,11 @@ func step(ctx context.Context, s fullStore, sq *seqs, op []byte) (string, string
 		return fmt.Sprintf("SetWebhookStatus(%s, %d)", id, code), errClass(s.SetWebhookStatus(ctx, id, code))
 	case 7:
 		owner, now, lease := []string{"w0", "w1"}[r.pick(2)], r.now(), time.Duration(r.pick(6))*time.Second
-		got, err := s.ClaimJob(ctx, transcribe.Claim{Owner: owner, Now: now, Lease: lease})
+		got, err := s.ClaimJob(ctx, driver.Claim{Owner: owner, Now: now, Lease: lease})
 		return fmt.Sprintf("ClaimJob(%s, %v, %v)", owner, now.Sub(base), lease), errClass(err) + " " + fmtRecord(sq.record(got))
 	case 8:
 		id, owner, until := r.id(), r.owner(), r.at()
-		return fmt.Sprintf("ExtendLease(%s, %q, %v)", id, owner, until), errClass(s.ExtendLease(ctx, transcribe.Lease{ID: id, Owner: owner, Until: until}))
+		return fmt.Sprintf("ExtendLease(%s, %q, %v)", id, owner, until), errClass(s.ExtendLease(ctx, driver.Lease{ID: id, Owner: owner, Until: until}))
 	case 9:
 		id := fmt.Sprintf("u%d", r.pick(3))
 		switch r.pick(5) {
@@ -217,7 +218,7 @@ func step(ctx context.Context, s fullStore, sq *seqs, op []byte) (string, string
 			tid := []string{"", "t1", "t2"}[r.pick(3)]
 			return fmt.Sprintf("AttachUpload(%s, %q)", id, tid), errClass(s.AttachUpload(ctx, id, tid))
 		case 4:
-			q := transcribe.UploadQuery{CreatedBefore: r.at(), Unattached: r.pick(2) == 0, Limit: r.pick(4)}
+			q := driver.UploadQuery{CreatedBefore: r.at(), Unattached: r.pick(2) == 0, Limit: r.pick(4)}
 			if r.pick(2) == 0 {
 				q.AfterCreated, q.AfterID = r.at(), fmt.Sprintf("u%d", r.pick(3))
 			}
@@ -228,7 +229,7 @@ func step(ctx context.Context, s fullStore, sq *seqs, op []byte) (string, string
 			}
 			return fmt.Sprintf("ListUploads(%+v)", q), out
 		case 0:
-			u := &transcribe.Upload{ID: id, ProjectID: r.project(), Size: int64(r.next()), Created: r.at(), TranscriptID: []string{"", "t1"}[r.pick(2)]}
+			u := &driver.Upload{ID: id, ProjectID: r.project(), Size: int64(r.next()), Created: r.at(), TranscriptID: []string{"", "t1"}[r.pick(2)]}
 			return fmt.Sprintf("CreateUpload(%+v)", *u), errClass(s.CreateUpload(ctx, u))
 		case 1:
 			u, err := s.GetUpload(ctx, id)

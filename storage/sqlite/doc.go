@@ -1,7 +1,7 @@
 // Package sqlite is Earshot's embedded default store: one SQLite database
 // file, through the pure-Go driver modernc.org/sqlite (no cgo), whose
-// *Store implements transcribe.Store, transcribe.UploadStore,
-// transcribe.IdempotencyStore (table idempotency_keys, created on first
+// *Store implements driver.Store, driver.UploadStore,
+// driver.IdempotencyStore (table idempotency_keys, created on first
 // use) and webhook.Queue.
 //
 // Entry point: Open(Config{Path: "earshot.db"}) returns a *Store. Config
@@ -23,7 +23,7 @@
 // Files by aggregate: store.go (Open, Config), schema.go (migrations),
 // encode.go (times and values), queue.go (claims and leases),
 // transcripts.go, uploads.go, deliveries.go, read.go and page.go (the
-// read path: transcribe.ReadStore, transcribe.PageStore), pagecache.go.
+// read path: driver.ReadStore, driver.PageStore), pagecache.go.
 // Writers wait up to BusyTimeout for the lock.
 //
 // Reads: GetUnlessSummary leaves the data column unread when the caller

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // TestDeletedDataLeavesNoTrace: once a record is updated as deleted with new
@@ -27,7 +28,7 @@ func TestDeletedDataLeavesNoTrace(t *testing.T) {
 	small := []byte("SMALL-SECRET-CONTENT-XYZ")
 	for i, data := range [][]byte{secret, small} {
 		id := []string{"6f1c2c1e-8d7f-4f59-9a57-1b1a5b0d1d1d", "7f1c2c1e-8d7f-4f59-9a57-1b1a5b0d1d1d"}[i]
-		r := &transcribe.Record{ID: id, ProjectID: "p", Status: transcribe.StatusCompleted, Created: time.Now(), Data: data}
+		r := &driver.Record{ID: id, ProjectID: "p", Status: transcribe.StatusCompleted, Created: time.Now(), Data: data}
 		if err := s.Create(ctx, r); err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/sqlite"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // Two workers share one database; only one gets the queued job.
@@ -28,16 +29,16 @@ func Example() {
 
 	ctx := context.Background()
 	now := time.Now()
-	rec := &transcribe.Record{ID: "t1", ProjectID: "p1", Status: transcribe.StatusQueued, Created: now, Data: []byte("sealed")}
+	rec := &driver.Record{ID: "t1", ProjectID: "p1", Status: transcribe.StatusQueued, Created: now, Data: []byte("sealed")}
 	if err := store.Create(ctx, rec); err != nil {
 		log.Fatal(err)
 	}
-	job, err := store.ClaimJob(ctx, transcribe.Claim{Owner: "worker-1", Now: now, Lease: 30 * time.Second})
+	job, err := store.ClaimJob(ctx, driver.Claim{Owner: "worker-1", Now: now, Lease: 30 * time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(job.ID, job.Status, job.LeaseOwner)
-	_, err = store.ClaimJob(ctx, transcribe.Claim{Owner: "worker-2", Now: now, Lease: 30 * time.Second})
+	_, err = store.ClaimJob(ctx, driver.Claim{Owner: "worker-2", Now: now, Lease: 30 * time.Second})
 	fmt.Println("worker-2:", errors.Is(err, transcribe.ErrNoJob))
 	// Output:
 	// t1 processing worker-1

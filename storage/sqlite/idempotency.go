@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-var _ transcribe.IdempotencyStore = (*Store)(nil)
+var _ driver.IdempotencyStore = (*Store)(nil)
 
 // idemTables is the idempotency_keys table, created on first use (a
 // lazyTable).
@@ -27,9 +27,9 @@ var idemTables = &lazyTable{name: "idempotency_keys", ddl: `CREATE TABLE IF NOT 
 
 func (s *Store) idemTable(ctx context.Context) error { return s.ensureTable(ctx, idemTables) }
 
-// ClaimIdempotency implements transcribe.IdempotencyStore: one upsert
+// ClaimIdempotency implements driver.IdempotencyStore: one upsert
 // that stores r when the key is new or expired, then the record in force.
-func (s *Store) ClaimIdempotency(ctx context.Context, r *transcribe.IdempotencyRecord, notBefore time.Time) (*transcribe.IdempotencyRecord, error) {
+func (s *Store) ClaimIdempotency(ctx context.Context, r *driver.IdempotencyRecord, notBefore time.Time) (*driver.IdempotencyRecord, error) {
 	created, err := encTime("Created", r.Created)
 	if err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, r *transcribe.IdempotencyR
 		return nil, err
 	}
 	var (
-		got transcribe.IdempotencyRecord
+		got driver.IdempotencyRecord
 		ts  int64
 	)
 	// The upsert and the read are one statement's snapshot: RETURNING
@@ -67,7 +67,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, r *transcribe.IdempotencyR
 	return &got, nil
 }
 
-// DeleteIdempotency implements transcribe.IdempotencyStore.
+// DeleteIdempotency implements driver.IdempotencyStore.
 func (s *Store) DeleteIdempotency(ctx context.Context, projectID, kind, key, resourceID string) error {
 	if err := s.idemTable(ctx); err != nil {
 		return err
@@ -79,7 +79,7 @@ func (s *Store) DeleteIdempotency(ctx context.Context, projectID, kind, key, res
 	return nil
 }
 
-// SweepIdempotency implements transcribe.IdempotencyStore.
+// SweepIdempotency implements driver.IdempotencyStore.
 func (s *Store) SweepIdempotency(ctx context.Context, before time.Time) (int, error) {
 	b, err := encTime("before", before)
 	if err != nil {

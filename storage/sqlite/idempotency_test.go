@@ -3,11 +3,11 @@ package sqlite
 import (
 	"testing"
 
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 )
 
 func TestIdempotencyConformance(t *testing.T) {
 	t.Parallel()
-	transcribetest.RunIdempotencyStoreTests(t, func(t *testing.T) transcribe.IdempotencyStore { return openTemp(t, Config{}) })
+	drivertest.RunIdempotencyStoreTests(t, func(t *testing.T) driver.IdempotencyStore { return openTemp(t, Config{}) })
 }

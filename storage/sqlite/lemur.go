@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-var _ transcribe.LeMURStore = (*Store)(nil)
+var _ driver.LeMURStore = (*Store)(nil)
 
 // lemurTables is the lemur_responses table, created on first use (a
 // lazyTable): a database whose server never answers a LeMUR request
@@ -25,8 +26,8 @@ var lemurTables = &lazyTable{name: "lemur_responses", ddl: `CREATE TABLE IF NOT 
 
 func (s *Store) lemurTable(ctx context.Context) error { return s.ensureTable(ctx, lemurTables) }
 
-// PutLeMUR implements transcribe.LeMURStore.
-func (s *Store) PutLeMUR(ctx context.Context, r *transcribe.LeMURRecord) error {
+// PutLeMUR implements driver.LeMURStore.
+func (s *Store) PutLeMUR(ctx context.Context, r *driver.LeMURRecord) error {
 	created, err := encTime("Created", r.Created)
 	if err != nil {
 		return err
@@ -45,12 +46,12 @@ func (s *Store) PutLeMUR(ctx context.Context, r *transcribe.LeMURRecord) error {
 	return nil
 }
 
-// GetLeMUR implements transcribe.LeMURStore.
-func (s *Store) GetLeMUR(ctx context.Context, projectID, requestID string) (*transcribe.LeMURRecord, error) {
+// GetLeMUR implements driver.LeMURStore.
+func (s *Store) GetLeMUR(ctx context.Context, projectID, requestID string) (*driver.LeMURRecord, error) {
 	if err := s.lemurTable(ctx); err != nil {
 		return nil, err
 	}
-	r := &transcribe.LeMURRecord{ProjectID: projectID, RequestID: requestID}
+	r := &driver.LeMURRecord{ProjectID: projectID, RequestID: requestID}
 	var created int64
 	err := s.db.QueryRowContext(ctx, `SELECT created, data FROM lemur_responses WHERE request_id = ? AND project_id = ?`,
 		requestID, projectID).Scan(&created, &r.Data)
@@ -64,7 +65,7 @@ func (s *Store) GetLeMUR(ctx context.Context, projectID, requestID string) (*tra
 	return r, nil
 }
 
-// DeleteLeMUR implements transcribe.LeMURStore.
+// DeleteLeMUR implements driver.LeMURStore.
 func (s *Store) DeleteLeMUR(ctx context.Context, projectID, requestID string) (bool, error) {
 	if err := s.lemurTable(ctx); err != nil {
 		return false, err
@@ -77,7 +78,7 @@ func (s *Store) DeleteLeMUR(ctx context.Context, projectID, requestID string) (b
 	return n > 0, nil
 }
 
-// SweepLeMUR implements transcribe.LeMURStore.
+// SweepLeMUR implements driver.LeMURStore.
 func (s *Store) SweepLeMUR(ctx context.Context, before time.Time) (int, error) {
 	b, err := encTime("before", before)
 	if err != nil {

@@ -8,13 +8,13 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 )
 
 func TestLeMURConformance(t *testing.T) {
 	t.Parallel()
-	transcribetest.RunLeMURStoreTests(t, func(t *testing.T) transcribe.LeMURStore { return openTemp(t, Config{}) })
+	drivertest.RunLeMURStoreTests(t, func(t *testing.T) driver.LeMURStore { return openTemp(t, Config{}) })
 }
 
 // TestLeMURAcrossOpens: an answer stored through one handle is read and
@@ -26,7 +26,7 @@ func TestLeMURAcrossOpens(t *testing.T) {
 	defer a.Close()
 	defer b.Close()
 	ctx := context.Background()
-	r := &transcribe.LeMURRecord{ProjectID: "p", RequestID: uuid.NewString(), Data: []byte("sealed"), Created: time.Now()}
+	r := &driver.LeMURRecord{ProjectID: "p", RequestID: uuid.NewString(), Data: []byte("sealed"), Created: time.Now()}
 	if err := a.PutLeMUR(ctx, r); err != nil {
 		t.Fatal(err)
 	}

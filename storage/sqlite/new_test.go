@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 )
 
 // callersDB opens a *sql.DB the way a caller would for New: with DSN.
@@ -29,7 +29,7 @@ func callersDB(t *testing.T, path string) *sql.DB {
 // TestNewOnCallersDB: a Store on a *sql.DB the caller opened passes the
 // Store conformance suite, and its Close leaves the caller's db open.
 func TestNewOnCallersDB(t *testing.T) {
-	transcribetest.RunStoreTests(t, func(t *testing.T) transcribe.Store {
+	drivertest.RunStoreTests(t, func(t *testing.T) driver.Store {
 		s, err := New(context.Background(), callersDB(t, filepath.Join(t.TempDir(), "app.db")))
 		if err != nil {
 			t.Fatal(err)

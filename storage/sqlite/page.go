@@ -8,9 +8,10 @@ import (
 	"slices"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-var _ transcribe.PageStore = (*Store)(nil)
+var _ driver.PageStore = (*Store)(nil)
 
 // pageRow renders one record of a page as a string: its numbers and the
 // byte lengths of its strings in decimal, comma-terminated, then the
@@ -19,13 +20,13 @@ var _ transcribe.PageStore = (*Store)(nil)
 const pageRow = `printf('%d,%d,%d,%d,%d,%d,', seq, created, completed, octet_length(status), octet_length(id), octet_length(summary))
 	|| status || id || summary`
 
-// ListPage implements transcribe.PageStore: List's query (the same
+// ListPage implements driver.PageStore: List's query (the same
 // filters and order), its rows concatenated into one value by SQLite, so
 // a page of 200 costs one row and one column through the driver instead
 // of 200 rows of 14 columns (each column read takes the connection's
 // mutex twice in modernc's driver). Pages are kept while the database
 // does not change (pageCache): a repeated page costs one PRAGMA.
-func (s *Store) ListPage(ctx context.Context, q transcribe.ListQuery) ([]transcribe.Record, error) {
+func (s *Store) ListPage(ctx context.Context, q driver.ListQuery) ([]driver.Record, error) {
 	if q.ProjectID == "" {
 		return nil, errors.New("sqlite: ListPage: ProjectID is required")
 	}
@@ -44,7 +45,7 @@ func (s *Store) ListPage(ctx context.Context, q transcribe.ListQuery) ([]transcr
 }
 
 // listPage reads a page from the database.
-func (s *Store) listPage(ctx context.Context, q transcribe.ListQuery) ([]transcribe.Record, error) {
+func (s *Store) listPage(ctx context.Context, q driver.ListQuery) ([]driver.Record, error) {
 	for _, id := range []string{q.BeforeID, q.AfterID} {
 		if id == "" {
 			continue
@@ -92,7 +93,7 @@ func (s *Store) listPage(ctx context.Context, q transcribe.ListQuery) ([]transcr
 	return out, nil
 }
 
-func newestFirst(a, b transcribe.Record) int { return -cmpInt(a.Seq, b.Seq) }
+func newestFirst(a, b driver.Record) int { return -cmpInt(a.Seq, b.Seq) }
 
 func cmpInt(a, b int64) int {
 	switch {
@@ -106,9 +107,9 @@ func cmpInt(a, b int64) int {
 
 // parsePage reads the rows pageRow rendered. The strings it returns do
 // not share page's memory (the driver's, reused on the next row).
-func parsePage(page []byte, limit int) ([]transcribe.Record, error) {
-	out := make([]transcribe.Record, 0, max(limit, 0))
-	bad := func() ([]transcribe.Record, error) {
+func parsePage(page []byte, limit int) ([]driver.Record, error) {
+	out := make([]driver.Record, 0, max(limit, 0))
+	bad := func() ([]driver.Record, error) {
 		return nil, fmt.Errorf("sqlite: listing transcripts: malformed page row %d", len(out))
 	}
 	// A row's strings (status and id) are one allocation.
@@ -133,7 +134,7 @@ func parsePage(page []byte, limit int) ([]transcribe.Record, error) {
 			return bad()
 		}
 		strs := string(page[:n[3]+n[4]])
-		r := transcribe.Record{Seq: n[0], Created: decTime(n[1]), Completed: decTime(n[2]),
+		r := driver.Record{Seq: n[0], Created: decTime(n[1]), Completed: decTime(n[2]),
 			Status: transcribe.Status(strs[:n[3]]), ID: strs[n[3]:]}
 		r.Summary = append([]byte(nil), page[n[3]+n[4]:size]...)
 		page = page[size:]

@@ -9,10 +9,11 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/internal/sqlqueue"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // claim leases the first claimable row of t to c.Owner and scans it.
-func claim[T any](ctx context.Context, s *Store, t *sqlqueue.Table, c transcribe.Claim, scan func(scanner) (*T, error)) (*T, error) {
+func claim[T any](ctx context.Context, s *Store, t *sqlqueue.Table, c driver.Claim, scan func(scanner) (*T, error)) (*T, error) {
 	if c.Owner == "" {
 		return nil, fmt.Errorf("sqlite: claiming a %s: owner is empty", t.What)
 	}
@@ -40,7 +41,7 @@ func leaseWindow(now time.Time, lease time.Duration) (nowN, until int64, err err
 }
 
 // extend moves the lease of row l.ID when l.Owner (not empty) holds it.
-func (s *Store) extend(ctx context.Context, t *sqlqueue.Table, l transcribe.Lease) error {
+func (s *Store) extend(ctx context.Context, t *sqlqueue.Table, l driver.Lease) error {
 	n, err := encTime("until", l.Until)
 	if err != nil {
 		return err

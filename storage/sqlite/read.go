@@ -8,9 +8,10 @@ import (
 	"sync"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-var _ transcribe.ReadStore = (*Store)(nil)
+var _ driver.ReadStore = (*Store)(nil)
 
 // readStmts are the statements of the read path, prepared on first use.
 type readStmts struct {
@@ -84,12 +85,12 @@ func (s *Store) pageStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 // readCols are the columns GetUnlessSummary reads before the data.
 const readCols = `project_id, status, deleted, created, completed, webhook_status, summary`
 
-// GetUnlessSummary implements transcribe.ReadStore: one statement, which
+// GetUnlessSummary implements driver.ReadStore: one statement, which
 // compares the stored summary (a small column of the row) and leaves the
 // data (the large one, in overflow pages) unread when it matches. It
 // reads the columns of a read alone: modernc's driver looks up the name
 // and declared type of every column of every query.
-func (s *Store) GetUnlessSummary(ctx context.Context, id string, summary []byte) (*transcribe.Record, error) {
+func (s *Store) GetUnlessSummary(ctx context.Context, id string, summary []byte) (*driver.Record, error) {
 	rs, err := s.readStmts()
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: reading transcript %s: %w", id, err)
@@ -109,7 +110,7 @@ func (s *Store) GetUnlessSummary(ctx context.Context, id string, summary []byte)
 		return nil, fmt.Errorf("sqlite: transcript %s: %w", id, transcribe.ErrNotFound)
 	}
 	var (
-		r                  = &transcribe.Record{ID: id}
+		r                  = &driver.Record{ID: id}
 		status             string
 		deleted            int
 		created, completed int64

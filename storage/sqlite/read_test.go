@@ -4,15 +4,15 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/earshot-dev/earshot/transcribe"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 )
 
 // TestReadStore: GetUnlessSummary on two Stores sharing one file (two
 // processes).
 func TestReadStore(t *testing.T) {
 	t.Parallel()
-	transcribetest.RunReadStoreTests(t, func(t *testing.T) (transcribe.Store, transcribe.Store) {
+	drivertest.RunReadStoreTests(t, func(t *testing.T) (driver.Store, driver.Store) {
 		path := filepath.Join(t.TempDir(), "earshot.db")
 		a, b := openTemp(t, Config{Path: path}), openTemp(t, Config{Path: path})
 		t.Cleanup(func() { a.Close(); b.Close() })
@@ -24,7 +24,7 @@ func TestReadStore(t *testing.T) {
 // processes).
 func TestPageStore(t *testing.T) {
 	t.Parallel()
-	transcribetest.RunPageStoreTests(t, func(t *testing.T) (transcribe.Store, transcribe.Store) {
+	drivertest.RunPageStoreTests(t, func(t *testing.T) (driver.Store, driver.Store) {
 		path := filepath.Join(t.TempDir(), "earshot.db")
 		a, b := openTemp(t, Config{Path: path}), openTemp(t, Config{Path: path})
 		t.Cleanup(func() { a.Close(); b.Close() })

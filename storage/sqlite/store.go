@@ -18,7 +18,7 @@ import (
 	"modernc.org/sqlite" // registers the "sqlite" driver
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/webhook"
 )
 
@@ -79,7 +79,7 @@ func (c *Config) validate() error {
 	return nil
 }
 
-// Store is a transcribe.Store in a SQLite database file. It is safe for
+// Store is a driver.Store in a SQLite database file. It is safe for
 // concurrent use by several goroutines, and several Stores (in one process
 // or in several) may share one file: every claim is a single atomic UPDATE.
 type Store struct {
@@ -97,9 +97,9 @@ type Store struct {
 }
 
 var (
-	_ transcribe.Store       = (*Store)(nil)
-	_ transcribe.UploadStore = (*Store)(nil)
-	_ webhook.Queue          = (*Store)(nil)
+	_ driver.Store       = (*Store)(nil)
+	_ driver.UploadStore = (*Store)(nil)
+	_ webhook.Queue      = (*Store)(nil)
 )
 
 // DSN is the data source name Open gives database/sql's "sqlite" driver
@@ -244,7 +244,7 @@ func createFile(path string) error {
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }
 
-// Close implements transcribe.Store. Closing twice is nil.
+// Close implements driver.Store. Closing twice is nil.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

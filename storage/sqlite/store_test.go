@@ -15,8 +15,9 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 	"github.com/earshot-dev/earshot/transcribe/queue/queuetest"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
 	"github.com/earshot-dev/earshot/webhook"
 	"github.com/earshot-dev/earshot/webhook/webhooktest"
 )
@@ -36,12 +37,12 @@ func openTemp(t testing.TB, cfg Config) *Store {
 func TestConformance(t *testing.T) {
 	// NORMAL keeps the suites fast; FULL is exercised by the other tests.
 	t.Run("Store", func(t *testing.T) {
-		transcribetest.RunStoreTests(t, func(t *testing.T) transcribe.Store {
+		drivertest.RunStoreTests(t, func(t *testing.T) driver.Store {
 			return openTemp(t, Config{Synchronous: "NORMAL"})
 		})
 	})
 	t.Run("UploadStore", func(t *testing.T) {
-		transcribetest.RunUploadStoreTests(t, func(t *testing.T) transcribe.UploadStore {
+		drivertest.RunUploadStoreTests(t, func(t *testing.T) driver.UploadStore {
 			s := openTemp(t, Config{Synchronous: "NORMAL"})
 			t.Cleanup(func() { s.Close() })
 			return s
@@ -56,7 +57,7 @@ func TestConformance(t *testing.T) {
 	})
 	t.Run("LeasedQueue", func(t *testing.T) {
 		queuetest.Run(t,
-			transcribetest.JobQueue(func(t *testing.T) transcribe.Store {
+			drivertest.JobQueue(func(t *testing.T) driver.Store {
 				return openTemp(t, Config{Synchronous: "NORMAL"})
 			}),
 			webhooktest.DeliveryQueue(func(t *testing.T) webhook.Queue {
@@ -69,8 +70,8 @@ func TestConformance(t *testing.T) {
 
 var base = time.Date(2026, 5, 1, 12, 0, 0, 123456789, time.UTC)
 
-func queued(id string) *transcribe.Record {
-	return &transcribe.Record{ID: id, ProjectID: "p", Status: transcribe.StatusQueued, Created: base, Data: []byte("data " + id)}
+func queued(id string) *driver.Record {
+	return &driver.Record{ID: id, ProjectID: "p", Status: transcribe.StatusQueued, Created: base, Data: []byte("data " + id)}
 }
 
 func TestConfig(t *testing.T) {
@@ -148,19 +149,19 @@ func TestPragmasAndFileModes(t *testing.T) {
 		t.Errorf("schema_version = %d, %v; want %d", version, err, SchemaVersion)
 	}
 	// The claim and list statements use their indexes and never sort.
-	listQ, listArgs, err := listSQL(transcribe.ListQuery{ProjectID: "p", Limit: 11, CreatedFrom: base, BeforeID: "x"})
+	listQ, listArgs, err := listSQL(driver.ListQuery{ProjectID: "p", Limit: 11, CreatedFrom: base, BeforeID: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	afterQ, afterArgs, err := listSQL(transcribe.ListQuery{ProjectID: "p", Limit: 11, AfterID: "y", Status: transcribe.StatusCompleted})
+	afterQ, afterArgs, err := listSQL(driver.ListQuery{ProjectID: "p", Limit: 11, AfterID: "y", Status: transcribe.StatusCompleted})
 	if err != nil {
 		t.Fatal(err)
 	}
-	expQ, expArgs, err := listUploadsSQL(transcribe.UploadQuery{CreatedBefore: base, Unattached: true, Limit: 100})
+	expQ, expArgs, err := listUploadsSQL(driver.UploadQuery{CreatedBefore: base, Unattached: true, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	allQ, allArgs, err := listUploadsSQL(transcribe.UploadQuery{CreatedBefore: base, AfterCreated: base, AfterID: "u", Limit: 100})
+	allQ, allArgs, err := listUploadsSQL(driver.UploadQuery{CreatedBefore: base, AfterCreated: base, AfterID: "u", Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestDurability(t *testing.T) {
 		}
 		seqs = append(seqs, r.Seq)
 	}
-	claimed, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "w1", Now: base, Lease: time.Hour})
+	claimed, err := s.ClaimJob(ctx, driver.Claim{Owner: "w1", Now: base, Lease: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestDurability(t *testing.T) {
 	if err := s.Update(ctx, claimed); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateUpload(ctx, &transcribe.Upload{ID: "u", ProjectID: "p", Size: 42, Created: base}); err != nil {
+	if err := s.CreateUpload(ctx, &driver.Upload{ID: "u", ProjectID: "p", Size: 42, Created: base}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.AddDelivery(ctx, &webhook.Delivery{ID: "d", TranscriptID: "t0", Attempts: 1, NextAttempt: base, Data: []byte("hook")}); err != nil {
@@ -249,7 +250,7 @@ func TestDurability(t *testing.T) {
 		got.LeaseOwner != "w1" || got.Seq != seqs[0] || !got.Created.Equal(base) {
 		t.Errorf("after reopen: %+v", got)
 	}
-	recs, err := s2.List(ctx, transcribe.ListQuery{ProjectID: "p"})
+	recs, err := s2.List(ctx, driver.ListQuery{ProjectID: "p"})
 	if err != nil || len(recs) != 5 || recs[0].ID != "t4" {
 		t.Fatalf("List after reopen: %d records, %v", len(recs), err)
 	}
@@ -265,7 +266,7 @@ func TestDurability(t *testing.T) {
 		t.Errorf("Seq after reopen = %d, %v; want > %d", r.Seq, err, seqs[4])
 	}
 	// Next claim is t1 (t0 completed).
-	if j, err := s2.ClaimJob(ctx, transcribe.Claim{Owner: "w2", Now: base, Lease: time.Minute}); err != nil || j.ID != "t1" {
+	if j, err := s2.ClaimJob(ctx, driver.Claim{Owner: "w2", Now: base, Lease: time.Minute}); err != nil || j.ID != "t1" {
 		t.Errorf("ClaimJob after reopen: %v %v", j, err)
 	}
 }
@@ -320,13 +321,13 @@ func TestMigrateFromV1(t *testing.T) {
 	if err != nil || u.Size != 7 || u.TranscriptID != "" || !u.Created.Equal(base) {
 		t.Fatalf("GetUpload after migration = %+v, %v", u, err)
 	}
-	if us, err := s.ListUploads(ctx, transcribe.UploadQuery{CreatedBefore: base.Add(time.Second), Unattached: true}); err != nil || len(us) != 1 || us[0].ID != "old" {
+	if us, err := s.ListUploads(ctx, driver.UploadQuery{CreatedBefore: base.Add(time.Second), Unattached: true}); err != nil || len(us) != 1 || us[0].ID != "old" {
 		t.Errorf("ListUploads after migration = %v, %v; want [old]", us, err)
 	}
 	if err := s.AttachUpload(ctx, "old", "t1"); err != nil {
 		t.Fatal(err)
 	}
-	if us, err := s.ListUploads(ctx, transcribe.UploadQuery{CreatedBefore: base.Add(time.Second), Unattached: true}); err != nil || len(us) != 0 {
+	if us, err := s.ListUploads(ctx, driver.UploadQuery{CreatedBefore: base.Add(time.Second), Unattached: true}); err != nil || len(us) != 0 {
 		t.Errorf("ListUploads after AttachUpload = %v, %v; want none", us, err)
 	}
 }
@@ -428,7 +429,7 @@ func TestTimeRange(t *testing.T) {
 	if err := s.Create(ctx, queued("ok")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: base, Lease: time.Duration(math.MaxInt64)}); err == nil {
+	if _, err := s.ClaimJob(ctx, driver.Claim{Owner: "w", Now: base, Lease: time.Duration(math.MaxInt64)}); err == nil {
 		t.Error("ClaimJob with a lease ending after 2262 succeeded")
 	}
 	if got, err := s.Get(ctx, "ok"); err != nil || got.Status != transcribe.StatusQueued {
@@ -456,7 +457,7 @@ func TestContextCancelled(t *testing.T) {
 	if err := s.Create(ctx, queued("x")); !errors.Is(err, context.Canceled) {
 		t.Errorf("Create with a cancelled context: %v", err)
 	}
-	if _, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: base, Lease: time.Minute}); !errors.Is(err, context.Canceled) {
+	if _, err := s.ClaimJob(ctx, driver.Claim{Owner: "w", Now: base, Lease: time.Minute}); !errors.Is(err, context.Canceled) {
 		t.Errorf("ClaimJob with a cancelled context: %v", err)
 	}
 }
@@ -500,7 +501,7 @@ func benchmarkClaim(b *testing.B, sync string) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		r, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: base, Lease: time.Hour})
+		r, err := s.ClaimJob(ctx, driver.Claim{Owner: "w", Now: base, Lease: time.Hour})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -545,12 +546,12 @@ func TestGetDataIsOwned(t *testing.T) {
 	for i, id := range ids {
 		data := bytes.Repeat([]byte{byte('A' + i)}, 100_000+i)
 		want[id] = data
-		r := &transcribe.Record{ID: id, ProjectID: "p", Status: transcribe.StatusCompleted, Created: time.Unix(int64(i), 0), Data: data, Summary: []byte("s")}
+		r := &driver.Record{ID: id, ProjectID: "p", Status: transcribe.StatusCompleted, Created: time.Unix(int64(i), 0), Data: data, Summary: []byte("s")}
 		if err := s.Create(ctx, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var held []*transcribe.Record
+	var held []*driver.Record
 	for range 20 {
 		for _, id := range ids {
 			r, err := s.Get(ctx, id)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/internal/sqlqueue"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // sealed transcript (data), which List does not return, and which is the
@@ -23,7 +24,7 @@ const (
 type scanner interface{ Scan(dest ...any) error }
 
 // scanRecord reads recordCols, or listCols when withData is false.
-func scanRecord(sc scanner, withData bool) (*transcribe.Record, error) {
+func scanRecord(sc scanner, withData bool) (*driver.Record, error) {
 	if !withData {
 		return scanRecordInto(sc, nil)
 	}
@@ -37,9 +38,9 @@ func scanRecord(sc scanner, withData bool) (*transcribe.Record, error) {
 
 // scanRecordInto scans a record, its data column (the last) into data
 // when data is not nil.
-func scanRecordInto(sc scanner, data any) (*transcribe.Record, error) {
+func scanRecordInto(sc scanner, data any) (*driver.Record, error) {
 	var (
-		r                            transcribe.Record
+		r                            driver.Record
 		status                       string
 		deleted, pending             int
 		created, completed, leaseEnd int64
@@ -59,7 +60,7 @@ func scanRecordInto(sc scanner, data any) (*transcribe.Record, error) {
 }
 
 // recordTimes encodes the three times of r.
-func recordTimes(r *transcribe.Record) (created, completed, leaseUntil int64, err error) {
+func recordTimes(r *driver.Record) (created, completed, leaseUntil int64, err error) {
 	if created, err = encTime("Created", r.Created); err != nil {
 		return
 	}
@@ -70,8 +71,8 @@ func recordTimes(r *transcribe.Record) (created, completed, leaseUntil int64, er
 	return
 }
 
-// Create implements transcribe.Store.
-func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
+// Create implements driver.Store.
+func (s *Store) Create(ctx context.Context, r *driver.Record) error {
 	if r == nil || r.ID == "" {
 		return errors.New("sqlite: Create: record id is empty")
 	}
@@ -97,7 +98,7 @@ func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
 	return nil
 }
 
-// Get implements transcribe.Store.
+// Get implements driver.Store.
 //
 // Data, the largest part of a GET (a few hundred KB for an hour of
 // audio), is scanned as sql.RawBytes and kept: modernc's driver hands out
@@ -105,7 +106,7 @@ func (s *Store) Create(ctx context.Context, r *transcribe.Record) error {
 // (conn.columnBlob in v1.60.1) and never reused, so database/sql's copy
 // of it would only double the bytes to allocate and collect.
 // TestGetDataIsOwned checks that the slice survives later reads.
-func (s *Store) Get(ctx context.Context, id string) (*transcribe.Record, error) {
+func (s *Store) Get(ctx context.Context, id string) (*driver.Record, error) {
 	rows, err := s.get.QueryContext(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: reading transcript %s: %w", id, err)
@@ -129,13 +130,13 @@ func (s *Store) Get(ctx context.Context, id string) (*transcribe.Record, error) 
 	return r, nil
 }
 
-// Update implements transcribe.Store. The lease check and the write are
+// Update implements driver.Store. The lease check and the write are
 // one statement.
-func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
+func (s *Store) Update(ctx context.Context, r *driver.Record) error {
 	if r == nil {
 		return errors.New("sqlite: Update: nil record")
 	}
-	_, completed, leaseUntil, err := recordTimes(&transcribe.Record{Completed: r.Completed, LeaseUntil: r.LeaseUntil})
+	_, completed, leaseUntil, err := recordTimes(&driver.Record{Completed: r.Completed, LeaseUntil: r.LeaseUntil})
 	if err != nil {
 		return err
 	}
@@ -161,12 +162,12 @@ func (s *Store) Update(ctx context.Context, r *transcribe.Record) error {
 	return s.missOrLost(ctx, jobs, r.ID, r.LeaseOwner)
 }
 
-// List implements transcribe.Store. Limit <= 0 means no limit. With
+// List implements driver.Store. Limit <= 0 means no limit. With
 // AfterID set, the Limit oldest matching records newer than it are
 // selected and returned newest first. The cursors are resolved inside the
 // query; a cursor that is not one of the project's records is
 // ErrNotFound.
-func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe.Record, error) {
+func (s *Store) List(ctx context.Context, q driver.ListQuery) ([]*driver.Record, error) {
 	if q.ProjectID == "" {
 		return nil, errors.New("sqlite: List: ProjectID is required")
 	}
@@ -192,7 +193,7 @@ func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe
 		return nil, fmt.Errorf("sqlite: listing transcripts: %w", err)
 	}
 	defer rows.Close()
-	out := []*transcribe.Record{}
+	out := []*driver.Record{}
 	for rows.Next() {
 		r, err := scanRecord(rows, false)
 		if err != nil {
@@ -210,7 +211,7 @@ func (s *Store) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe
 }
 
 // listSQL builds List's query.
-func listSQL(q transcribe.ListQuery) (string, []any, error) {
+func listSQL(q driver.ListQuery) (string, []any, error) {
 	var (
 		where = []string{"project_id = ?"}
 		args  = []any{q.ProjectID}
@@ -254,7 +255,7 @@ func listSQL(q transcribe.ListQuery) (string, []any, error) {
 		` ORDER BY seq ` + order + ` LIMIT ?`, args, nil
 }
 
-// SetWebhookStatus implements transcribe.Store.
+// SetWebhookStatus implements driver.Store.
 func (s *Store) SetWebhookStatus(ctx context.Context, id string, code int) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE transcripts SET webhook_status = ? WHERE id = ?`, code, id)
 	if err != nil {
@@ -268,9 +269,9 @@ func (s *Store) SetWebhookStatus(ctx context.Context, id string, code int) error
 	return nil
 }
 
-// ListNotifyPending implements transcribe.Store (through the partial
+// ListNotifyPending implements driver.Store (through the partial
 // index transcripts_notify_pending).
-func (s *Store) ListNotifyPending(ctx context.Context, completedBefore time.Time, limit int) ([]*transcribe.Record, error) {
+func (s *Store) ListNotifyPending(ctx context.Context, completedBefore time.Time, limit int) ([]*driver.Record, error) {
 	before, err := encTime("completedBefore", completedBefore)
 	if err != nil {
 		return nil, err
@@ -284,7 +285,7 @@ func (s *Store) ListNotifyPending(ctx context.Context, completedBefore time.Time
 		return nil, fmt.Errorf("sqlite: listing pending notifications: %w", err)
 	}
 	defer rows.Close()
-	var out []*transcribe.Record
+	var out []*driver.Record
 	for rows.Next() {
 		r, err := scanRecord(rows, true)
 		if err != nil {
@@ -298,7 +299,7 @@ func (s *Store) ListNotifyPending(ctx context.Context, completedBefore time.Time
 	return out, nil
 }
 
-// ClearNotifyPending implements transcribe.Store.
+// ClearNotifyPending implements driver.Store.
 func (s *Store) ClearNotifyPending(ctx context.Context, id string) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE transcripts SET notify_pending = 0 WHERE id = ?`, id)
 	if err != nil {
@@ -315,12 +316,12 @@ func (s *Store) ClearNotifyPending(ctx context.Context, id string) error {
 // jobs is the job queue (sqlqueue.Jobs).
 var jobs = sqlqueue.Jobs(sqlqueue.SQLite, recordCols)
 
-// ClaimJob implements transcribe.Store.
-func (s *Store) ClaimJob(ctx context.Context, c transcribe.Claim) (*transcribe.Record, error) {
-	return claim(ctx, s, jobs, c, func(sc scanner) (*transcribe.Record, error) { return scanRecord(sc, true) })
+// ClaimJob implements driver.Store.
+func (s *Store) ClaimJob(ctx context.Context, c driver.Claim) (*driver.Record, error) {
+	return claim(ctx, s, jobs, c, func(sc scanner) (*driver.Record, error) { return scanRecord(sc, true) })
 }
 
-// ExtendLease implements transcribe.Store.
-func (s *Store) ExtendLease(ctx context.Context, l transcribe.Lease) error {
+// ExtendLease implements driver.Store.
+func (s *Store) ExtendLease(ctx context.Context, l driver.Lease) error {
 	return s.extend(ctx, jobs, l)
 }

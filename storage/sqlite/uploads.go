@@ -9,11 +9,12 @@ import (
 	"strings"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-// CreateUpload implements transcribe.UploadStore; an id already present gives
+// CreateUpload implements driver.UploadStore; an id already present gives
 // an error wrapping transcribe.ErrExists.
-func (s *Store) CreateUpload(ctx context.Context, u *transcribe.Upload) error {
+func (s *Store) CreateUpload(ctx context.Context, u *driver.Upload) error {
 	if u == nil || u.ID == "" {
 		return errors.New("sqlite: CreateUpload: upload id is empty")
 	}
@@ -34,10 +35,10 @@ func (s *Store) CreateUpload(ctx context.Context, u *transcribe.Upload) error {
 	return nil
 }
 
-// GetUpload implements transcribe.UploadStore.
-func (s *Store) GetUpload(ctx context.Context, id string) (*transcribe.Upload, error) {
+// GetUpload implements driver.UploadStore.
+func (s *Store) GetUpload(ctx context.Context, id string) (*driver.Upload, error) {
 	var (
-		u       transcribe.Upload
+		u       driver.Upload
 		created int64
 	)
 	err := s.db.QueryRowContext(ctx, `SELECT id, project_id, size, created, transcript_id FROM uploads WHERE id = ?`, id).
@@ -52,7 +53,7 @@ func (s *Store) GetUpload(ctx context.Context, id string) (*transcribe.Upload, e
 	return &u, nil
 }
 
-// DeleteUpload implements transcribe.UploadStore.
+// DeleteUpload implements driver.UploadStore.
 func (s *Store) DeleteUpload(ctx context.Context, id string) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM uploads WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("sqlite: deleting upload %s: %w", id, err)
@@ -60,7 +61,7 @@ func (s *Store) DeleteUpload(ctx context.Context, id string) error {
 	return nil
 }
 
-// AttachUpload implements transcribe.UploadStore with one conditional
+// AttachUpload implements driver.UploadStore with one conditional
 // UPDATE, so two transcripts can never both take an upload.
 func (s *Store) AttachUpload(ctx context.Context, uploadID, transcriptID string) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE uploads SET transcript_id = ?
@@ -80,9 +81,9 @@ func (s *Store) AttachUpload(ctx context.Context, uploadID, transcriptID string)
 	return fmt.Errorf("sqlite: upload %s is used by transcript %s: %w", uploadID, u.TranscriptID, transcribe.ErrExists)
 }
 
-// ListUploads implements transcribe.UploadStore. It reads an index in
+// ListUploads implements driver.UploadStore. It reads an index in
 // (created, id) order and never sorts.
-func (s *Store) ListUploads(ctx context.Context, q transcribe.UploadQuery) ([]*transcribe.Upload, error) {
+func (s *Store) ListUploads(ctx context.Context, q driver.UploadQuery) ([]*driver.Upload, error) {
 	query, args, err := listUploadsSQL(q)
 	if err != nil {
 		return nil, err
@@ -92,10 +93,10 @@ func (s *Store) ListUploads(ctx context.Context, q transcribe.UploadQuery) ([]*t
 		return nil, fmt.Errorf("sqlite: listing uploads: %w", err)
 	}
 	defer rows.Close()
-	var out []*transcribe.Upload
+	var out []*driver.Upload
 	for rows.Next() {
 		var (
-			u       transcribe.Upload
+			u       driver.Upload
 			created int64
 		)
 		if err := rows.Scan(&u.ID, &u.ProjectID, &u.Size, &created, &u.TranscriptID); err != nil {
@@ -113,7 +114,7 @@ func (s *Store) ListUploads(ctx context.Context, q transcribe.UploadQuery) ([]*t
 // listUploadsSQL builds the ListUploads statement. A cutoff past the
 // storable range selects every upload; one before it selects those with a
 // zero Created, which sort first.
-func listUploadsSQL(q transcribe.UploadQuery) (string, []any, error) {
+func listUploadsSQL(q driver.UploadQuery) (string, []any, error) {
 	var where []string
 	var args []any
 	if q.Unattached {

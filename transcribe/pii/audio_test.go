@@ -16,6 +16,7 @@ import (
 	"github.com/earshot-dev/earshot/internal/testaudio"
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 func noise(n int, seed int64) []int16 {
@@ -128,7 +129,7 @@ func TestRedactAudioStageNeedsAudio(t *testing.T) {
 }
 
 // failingBlobs fails every Put.
-type failingBlobs struct{ transcribe.BlobStore }
+type failingBlobs struct{ driver.BlobStore }
 
 func (failingBlobs) Put(context.Context, string, io.Reader) (int64, error) {
 	return 0, errors.New("disk full")

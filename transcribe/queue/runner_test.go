@@ -11,31 +11,32 @@ import (
 
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/transcribe/queue"
 )
 
 // jobs returns a memory store and its job queue holding n queued jobs.
-func jobs(t *testing.T, n int) (*memory.Store, queue.Queue[*transcribe.Record]) {
+func jobs(t *testing.T, n int) (*memory.Store, queue.Queue[*driver.Record]) {
 	t.Helper()
 	st := memory.New()
 	t.Cleanup(func() { st.Close() })
 	for i := range n {
-		if err := st.Create(t.Context(), &transcribe.Record{ID: fmt.Sprintf("j%02d", i), ProjectID: "p", Status: transcribe.StatusQueued, Created: time.Now()}); err != nil {
+		if err := st.Create(t.Context(), &driver.Record{ID: fmt.Sprintf("j%02d", i), ProjectID: "p", Status: transcribe.StatusQueued, Created: time.Now()}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return st, transcribe.JobQueue(st)
 }
 
-func config(q queue.Queue[*transcribe.Record], handle func(ctx context.Context, owner string, r *transcribe.Record) bool) queue.Config[*transcribe.Record] {
-	return queue.Config[*transcribe.Record]{
-		Queue: q, Handle: handle, ID: func(r *transcribe.Record) string { return r.ID },
+func config(q queue.Queue[*driver.Record], handle func(ctx context.Context, owner string, r *driver.Record) bool) queue.Config[*driver.Record] {
+	return queue.Config[*driver.Record]{
+		Queue: q, Handle: handle, ID: func(r *driver.Record) string { return r.ID },
 		Workers: 3, Owner: func(i int) string { return fmt.Sprint("w", i) },
 		Lease: time.Minute, PollInterval: time.Hour,
 	}
 }
 
-func complete(ctx context.Context, q queue.Queue[*transcribe.Record], owner string, r *transcribe.Record) error {
+func complete(ctx context.Context, q queue.Queue[*driver.Record], owner string, r *driver.Record) error {
 	r.Status = transcribe.StatusCompleted
 	return q.Complete(context.WithoutCancel(ctx), r, owner)
 }
@@ -58,7 +59,7 @@ func TestRunnerHandlesEachOnce(t *testing.T) {
 	st, q := jobs(t, 20)
 	var mu sync.Mutex
 	seen := map[string]int{}
-	r := queue.NewRunner(config(q, func(ctx context.Context, owner string, rec *transcribe.Record) bool {
+	r := queue.NewRunner(config(q, func(ctx context.Context, owner string, rec *driver.Record) bool {
 		mu.Lock()
 		seen[rec.ID]++
 		mu.Unlock()
@@ -70,7 +71,7 @@ func TestRunnerHandlesEachOnce(t *testing.T) {
 	count := func() int { mu.Lock(); defer mu.Unlock(); return len(seen) }
 	r.Start()
 	waitFor(t, "20 items", func() bool { return count() == 20 })
-	if err := st.Create(t.Context(), &transcribe.Record{ID: "late", ProjectID: "p", Status: transcribe.StatusQueued}); err != nil {
+	if err := st.Create(t.Context(), &driver.Record{ID: "late", ProjectID: "p", Status: transcribe.StatusQueued}); err != nil {
 		t.Fatal(err)
 	}
 	r.Wake()
@@ -92,7 +93,7 @@ func TestRunnerHoldsLease(t *testing.T) {
 	t.Parallel()
 	_, q := jobs(t, 1)
 	release, started := make(chan struct{}), make(chan struct{})
-	cfg := config(q, func(ctx context.Context, owner string, rec *transcribe.Record) bool {
+	cfg := config(q, func(ctx context.Context, owner string, rec *driver.Record) bool {
 		close(started)
 		select {
 		case <-release:
@@ -123,7 +124,7 @@ func TestRunnerLeaseLost(t *testing.T) {
 	t.Parallel()
 	st, q := jobs(t, 1)
 	cause := make(chan error, 1)
-	cfg := config(q, func(ctx context.Context, owner string, rec *transcribe.Record) bool {
+	cfg := config(q, func(ctx context.Context, owner string, rec *driver.Record) bool {
 		cleared := *rec
 		cleared.LeaseOwner, cleared.LeaseUntil, cleared.Deleted = "", time.Time{}, true
 		if err := st.Update(ctx, &cleared); err != nil {
@@ -154,7 +155,7 @@ func TestRunnerStop(t *testing.T) {
 	_, q := jobs(t, 2)
 	var handled, background atomic.Int32
 	var bgDone atomic.Bool
-	cfg := config(q, func(ctx context.Context, owner string, rec *transcribe.Record) bool {
+	cfg := config(q, func(ctx context.Context, owner string, rec *driver.Record) bool {
 		handled.Add(1)
 		<-ctx.Done()
 		return false // this worker stops
@@ -196,7 +197,7 @@ func TestDrain(t *testing.T) {
 	t.Parallel()
 	_, q := jobs(t, 5)
 	claim := func() queue.Claim { return queue.Claim{Owner: "d", Now: time.Now(), Lease: time.Minute} }
-	n, err := queue.Drain(t.Context(), q, claim, func(ctx context.Context, r *transcribe.Record) {
+	n, err := queue.Drain(t.Context(), q, claim, func(ctx context.Context, r *driver.Record) {
 		if err := complete(ctx, q, "d", r); err != nil {
 			t.Error(err)
 		}
@@ -205,7 +206,7 @@ func TestDrain(t *testing.T) {
 		t.Fatalf("Drain = %d, %v; want 5, nil", n, err)
 	}
 	bad := func() queue.Claim { return queue.Claim{Now: time.Now()} } // no owner
-	if _, err := queue.Drain(t.Context(), q, bad, func(context.Context, *transcribe.Record) {}); err == nil {
+	if _, err := queue.Drain(t.Context(), q, bad, func(context.Context, *driver.Record) {}); err == nil {
 		t.Fatal("Drain with a failing claim returned nil")
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/earshot-dev/earshot/storage/postgres"
 	"github.com/earshot-dev/earshot/storage/sqlite"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
 )
 
@@ -66,7 +67,7 @@ var (
 // benchStore opens the store a read benchmark runs on: "sqlite" (a file
 // in the benchmark's temporary directory) or "postgres" (a fresh database
 // on the suite's server; skipped without one).
-func benchStore(b testing.TB, kind string) transcribe.Store {
+func benchStore(b testing.TB, kind string) driver.Store {
 	switch kind {
 	case "sqlite":
 		s, err := sqlite.Open(sqlite.Config{Path: filepath.Join(b.TempDir(), "earshot.db")})
@@ -91,14 +92,14 @@ func benchStore(b testing.TB, kind string) transcribe.Store {
 // readFixture is the API on store holding n completed transcripts of
 // project p1 whose words script answers (the recognizer is scripted:
 // these benchmarks measure the read path, not recognition).
-func readFixture(b testing.TB, store transcribe.Store, n int, script func([]int16, transcribe.RecognizeOptions) ([]transcribe.Word, error),
+func readFixture(b testing.TB, store driver.Store, n int, script func([]int16, transcribe.RecognizeOptions) ([]transcribe.Word, error),
 	edit ...func(*transcribe.Config)) (*fixture, []string) {
 	f := newFixtureWith(b, func(c *transcribe.Config) {
 		for _, e := range edit {
 			e(c)
 		}
 		c.Store = store
-		if us, ok := store.(transcribe.UploadStore); ok {
+		if us, ok := store.(driver.UploadStore); ok {
 			c.Uploads = us
 		}
 		c.Recognizer.(*transcribetest.FakeRecognizer).Script = script

@@ -12,6 +12,7 @@ import (
 	"github.com/earshot-dev/earshot/storage/postgres"
 	"github.com/earshot-dev/earshot/storage/sqlite"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
 )
 
@@ -25,21 +26,21 @@ import (
 // sharedDB returns a function opening a new store ("process") on one
 // database of kind: "sqlite" (one file) or "postgres" (one database;
 // skipped without one).
-func sharedDB(t *testing.T, kind string) func() transcribe.Store {
-	var open func() (transcribe.Store, error)
+func sharedDB(t *testing.T, kind string) func() driver.Store {
+	var open func() (driver.Store, error)
 	switch kind {
 	case "sqlite":
 		path := filepath.Join(t.TempDir(), "earshot.db")
-		open = func() (transcribe.Store, error) { return sqlite.Open(sqlite.Config{Path: path}) }
+		open = func() (driver.Store, error) { return sqlite.Open(sqlite.Config{Path: path}) }
 	case "postgres":
 		url := testservices.Postgres(t)
-		open = func() (transcribe.Store, error) {
+		open = func() (driver.Store, error) {
 			return postgres.Open(context.Background(), postgres.Config{URL: url})
 		}
 	default:
 		t.Fatalf("unknown store %q", kind)
 	}
-	return func() transcribe.Store {
+	return func() driver.Store {
 		s, err := open()
 		if err != nil {
 			t.Fatal(err)
@@ -58,7 +59,7 @@ func processes(t *testing.T, kind string) func(workers int) *fixture {
 	return func(workers int) *fixture {
 		return newFixtureWith(t, func(c *transcribe.Config) {
 			c.Store, c.Key, c.Blobs, c.Workers = open(), key, blobs, workers
-			if us, ok := c.Store.(transcribe.UploadStore); ok {
+			if us, ok := c.Store.(driver.UploadStore); ok {
 				c.Uploads = us
 			}
 			c.Recognizer.(*transcribetest.FakeRecognizer).Script = small

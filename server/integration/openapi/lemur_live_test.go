@@ -19,6 +19,7 @@ import (
 	"github.com/earshot-dev/earshot/httpapi/lemur"
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/transcribe/media"
 	"github.com/earshot-dev/earshot/transcribe/pipeline"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
@@ -27,7 +28,7 @@ import (
 // faultyLeMUR is a LeMUR store that fails on demand: "fail" with a plain
 // error (500), "slow" with a deadline (503).
 type faultyLeMUR struct {
-	transcribe.LeMURStore
+	driver.LeMURStore
 	mode atomic.Value // string
 }
 
@@ -41,7 +42,7 @@ func (s *faultyLeMUR) fault() error {
 	return nil
 }
 
-func (s *faultyLeMUR) GetLeMUR(ctx context.Context, p, id string) (*transcribe.LeMURRecord, error) {
+func (s *faultyLeMUR) GetLeMUR(ctx context.Context, p, id string) (*driver.LeMURRecord, error) {
 	if err := s.fault(); err != nil {
 		return nil, err
 	}

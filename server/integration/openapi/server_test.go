@@ -21,6 +21,7 @@ import (
 	"github.com/earshot-dev/earshot/storage/localfs"
 	"github.com/earshot-dev/earshot/storage/memory"
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/transcribe/media"
 	"github.com/earshot-dev/earshot/transcribe/pipeline"
 	"github.com/earshot-dev/earshot/transcribe/transcribetest"
@@ -176,43 +177,43 @@ func (f *faults) write() error {
 	return f.read()
 }
 
-// faultyStore is a transcribe.Store whose calls fail as f says.
+// faultyStore is a driver.Store whose calls fail as f says.
 type faultyStore struct {
-	transcribe.Store
+	driver.Store
 	f *faults
 }
 
-func (s *faultyStore) Get(ctx context.Context, id string) (*transcribe.Record, error) {
+func (s *faultyStore) Get(ctx context.Context, id string) (*driver.Record, error) {
 	if err := s.f.read(); err != nil {
 		return nil, err
 	}
 	return s.Store.Get(ctx, id)
 }
 
-func (s *faultyStore) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe.Record, error) {
+func (s *faultyStore) List(ctx context.Context, q driver.ListQuery) ([]*driver.Record, error) {
 	if err := s.f.read(); err != nil {
 		return nil, err
 	}
 	return s.Store.List(ctx, q)
 }
 
-func (s *faultyStore) Create(ctx context.Context, r *transcribe.Record) error {
+func (s *faultyStore) Create(ctx context.Context, r *driver.Record) error {
 	if err := s.f.write(); err != nil {
 		return err
 	}
 	return s.Store.Create(ctx, r)
 }
 
-func (s *faultyStore) Update(ctx context.Context, r *transcribe.Record) error {
+func (s *faultyStore) Update(ctx context.Context, r *driver.Record) error {
 	if err := s.f.write(); err != nil {
 		return err
 	}
 	return s.Store.Update(ctx, r)
 }
 
-// faultyBlobs is a transcribe.BlobStore whose Put fails as f says.
+// faultyBlobs is a driver.BlobStore whose Put fails as f says.
 type faultyBlobs struct {
-	transcribe.BlobStore
+	driver.BlobStore
 	f *faults
 }
 

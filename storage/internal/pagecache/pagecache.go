@@ -1,4 +1,4 @@
-// Package pagecache keeps list pages (transcribe.PageStore results) under
+// Package pagecache keeps list pages (driver.PageStore results) under
 // a version of the database they were read at: a store reads its
 // database's version before it queries a page, keeps the page under that
 // version, and serves it again while the version it reads is the same.
@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // MaxBytes bounds the pages a Cache keeps.
@@ -38,18 +38,18 @@ type key struct {
 
 type page struct {
 	createdFrom time.Time
-	recs        []transcribe.Record
+	recs        []driver.Record
 	size        int
 }
 
-func keyOf(q transcribe.ListQuery) key {
+func keyOf(q driver.ListQuery) key {
 	return key{project: q.ProjectID, status: string(q.Status), before: q.BeforeID, after: q.AfterID,
 		createdBefore: q.CreatedBefore, limit: q.Limit, deleted: q.IncludeDeleted}
 }
 
 // Get returns the page of q kept at version ver, if any. Its records are
 // shared: they must not be modified.
-func (c *Cache) Get(ver string, q transcribe.ListQuery) ([]transcribe.Record, bool) {
+func (c *Cache) Get(ver string, q driver.ListQuery) ([]driver.Record, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ver != ver || c.pages == nil {
@@ -70,7 +70,7 @@ func (c *Cache) Get(ver string, q transcribe.ListQuery) ([]transcribe.Record, bo
 }
 
 // Put keeps recs, the page of q read after version ver was read.
-func (c *Cache) Put(ver string, q transcribe.ListQuery, recs []transcribe.Record) {
+func (c *Cache) Put(ver string, q driver.ListQuery, recs []driver.Record) {
 	size := 256
 	for i := range recs {
 		size += 128 + len(recs[i].ID) + len(recs[i].Status) + len(recs[i].Summary)

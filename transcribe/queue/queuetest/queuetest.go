@@ -3,12 +3,12 @@
 // it once, from its TestConformance, for all of its queues:
 //
 //	queuetest.Run(t,
-//		transcribetest.JobQueue(newStore),
+//		drivertest.JobQueue(newStore),
 //		webhooktest.DeliveryQueue(newQueue))
 //
 // The rules that are not about leases (which transcripts are jobs, the
 // order of deliveries by due time, purging) are checked by the suites of
-// the stores (transcribetest.RunStoreTests, webhooktest.RunQueueTests).
+// the stores (drivertest.RunStoreTests, webhooktest.RunQueueTests).
 package queuetest
 
 import (

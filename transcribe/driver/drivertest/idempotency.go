@@ -1,4 +1,4 @@
-package transcribetest
+package drivertest
 
 import (
 	"context"
@@ -6,20 +6,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // RunIdempotencyStoreTests checks every clause of the
-// transcribe.IdempotencyStore contract. newStore must return a fresh,
+// driver.IdempotencyStore contract. newStore must return a fresh,
 // empty store each time.
-func RunIdempotencyStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.IdempotencyStore) {
+func RunIdempotencyStoreTests(t *testing.T, newStore func(t *testing.T) driver.IdempotencyStore) {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	rec := func(project, kind, key, hash, id string, created time.Time) *transcribe.IdempotencyRecord {
-		return &transcribe.IdempotencyRecord{ProjectID: project, Kind: kind, Key: key, RequestHash: hash, ResourceID: id, Created: created}
+	rec := func(project, kind, key, hash, id string, created time.Time) *driver.IdempotencyRecord {
+		return &driver.IdempotencyRecord{ProjectID: project, Kind: kind, Key: key, RequestHash: hash, ResourceID: id, Created: created}
 	}
-	same := func(t *testing.T, got, want *transcribe.IdempotencyRecord) {
+	same := func(t *testing.T, got, want *driver.IdempotencyRecord) {
 		t.Helper()
 		if got == nil || got.ProjectID != want.ProjectID || got.Kind != want.Kind || got.Key != want.Key ||
 			got.RequestHash != want.RequestHash || got.ResourceID != want.ResourceID || !got.Created.Equal(want.Created) {
@@ -40,7 +40,7 @@ func RunIdempotencyStoreTests(t *testing.T, newStore func(t *testing.T) transcri
 		}
 		same(t, got, first)
 		// Other projects and kinds have keys of their own.
-		for _, other := range []*transcribe.IdempotencyRecord{rec("q", "transcript", "k", "h3", "id3", now), rec("p", "upload", "k", "h4", "id4", now)} {
+		for _, other := range []*driver.IdempotencyRecord{rec("q", "transcript", "k", "h3", "id3", now), rec("p", "upload", "k", "h4", "id4", now)} {
 			got, err = s.ClaimIdempotency(ctx, other, now.Add(-time.Hour))
 			if err != nil {
 				t.Fatal(err)
@@ -102,7 +102,7 @@ func RunIdempotencyStoreTests(t *testing.T, newStore func(t *testing.T) transcri
 	t.Run("ConcurrentClaimsAgree", func(t *testing.T) {
 		s := newStore(t)
 		const n = 8
-		got := make([]*transcribe.IdempotencyRecord, n)
+		got := make([]*driver.IdempotencyRecord, n)
 		errs := make([]error, n)
 		var wg sync.WaitGroup
 		for i := range n {

@@ -1,4 +1,4 @@
-package transcribetest
+package drivertest
 
 import (
 	"bytes"
@@ -9,25 +9,26 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-// RunPageStoreTests checks a transcribe.PageStore: ListPage returns what
+// RunPageStoreTests checks a driver.PageStore: ListPage returns what
 // List returns (the fields of a list entry), for every kind of query,
 // whatever ids and summaries hold, and still after writes by the same
 // Store or by another one on the same storage (a second process:
 // newStores returns two Stores sharing it), which a Store caching pages
 // must see.
-func RunPageStoreTests(t *testing.T, newStores func(t *testing.T) (transcribe.Store, transcribe.Store)) {
+func RunPageStoreTests(t *testing.T, newStores func(t *testing.T) (driver.Store, driver.Store)) {
 	t.Helper()
 	a, b := newStores(t)
-	pa, ok := a.(transcribe.PageStore)
+	pa, ok := a.(driver.PageStore)
 	if !ok {
-		t.Fatalf("%T is not a transcribe.PageStore", a)
+		t.Fatalf("%T is not a driver.PageStore", a)
 	}
 	ctx := t.Context()
 	r := rand.New(rand.NewPCG(3, 4))
 	odd := []string{"a,b", "1,2,3,", "x;y", "é日本", "-1,", ""}
-	var all []*transcribe.Record
+	var all []*driver.Record
 	for i := range 40 {
 		id := fmt.Sprintf("page-%02d", i)
 		if i%7 == 3 {
@@ -49,18 +50,18 @@ func RunPageStoreTests(t *testing.T, newStores func(t *testing.T) (transcribe.St
 		all = append(all, x)
 	}
 	mustCreate(t, a, all...)
-	queries := func() []transcribe.ListQuery {
-		qs := []transcribe.ListQuery{}
+	queries := func() []driver.ListQuery {
+		qs := []driver.ListQuery{}
 		for _, p := range []string{"P", "Q", "none"} {
 			for _, lim := range []int{0, 1, 5, 201} {
-				qs = append(qs, transcribe.ListQuery{ProjectID: p, Limit: lim},
-					transcribe.ListQuery{ProjectID: p, Limit: lim, Status: transcribe.StatusCompleted},
-					transcribe.ListQuery{ProjectID: p, Limit: lim, CreatedFrom: base.Add(2 * time.Hour), CreatedBefore: base.Add(100 * time.Hour)},
-					transcribe.ListQuery{ProjectID: p, Limit: lim, CreatedFrom: base.Add(time.Hour), CreatedBefore: base.Add(4 * time.Hour)},
-					transcribe.ListQuery{ProjectID: p, Limit: lim, IncludeDeleted: true},
-					transcribe.ListQuery{ProjectID: p, Limit: lim, BeforeID: "page-20"},
-					transcribe.ListQuery{ProjectID: p, Limit: lim, AfterID: "page-10"},
-					transcribe.ListQuery{ProjectID: p, Limit: lim, AfterID: "page-21"})
+				qs = append(qs, driver.ListQuery{ProjectID: p, Limit: lim},
+					driver.ListQuery{ProjectID: p, Limit: lim, Status: transcribe.StatusCompleted},
+					driver.ListQuery{ProjectID: p, Limit: lim, CreatedFrom: base.Add(2 * time.Hour), CreatedBefore: base.Add(100 * time.Hour)},
+					driver.ListQuery{ProjectID: p, Limit: lim, CreatedFrom: base.Add(time.Hour), CreatedBefore: base.Add(4 * time.Hour)},
+					driver.ListQuery{ProjectID: p, Limit: lim, IncludeDeleted: true},
+					driver.ListQuery{ProjectID: p, Limit: lim, BeforeID: "page-20"},
+					driver.ListQuery{ProjectID: p, Limit: lim, AfterID: "page-10"},
+					driver.ListQuery{ProjectID: p, Limit: lim, AfterID: "page-21"})
 			}
 		}
 		return qs
@@ -106,12 +107,12 @@ func RunPageStoreTests(t *testing.T, newStores func(t *testing.T) (transcribe.St
 	check("after an update by another store")
 	mustCreate(t, b, rec("page-99", "P", 40*600))
 	check("after a create by another store")
-	if c, err := b.ClaimJob(ctx, transcribe.Claim{Owner: "w", Now: base.Add(24 * time.Hour), Lease: time.Minute}); err != nil || c == nil {
+	if c, err := b.ClaimJob(ctx, driver.Claim{Owner: "w", Now: base.Add(24 * time.Hour), Lease: time.Minute}); err != nil || c == nil {
 		t.Fatalf("ClaimJob: %v %v", c, err)
 	}
 	check("after a claim by another store")
 	// The retention window moving past listed records.
-	q := transcribe.ListQuery{ProjectID: "P", Limit: 3, CreatedFrom: base}
+	q := driver.ListQuery{ProjectID: "P", Limit: 3, CreatedFrom: base}
 	first, err := pa.ListPage(ctx, q)
 	if err != nil || len(first) != 3 {
 		t.Fatalf("ListPage: %v %v", first, err)

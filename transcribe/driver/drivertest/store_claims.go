@@ -1,4 +1,4 @@
-package transcribetest
+package drivertest
 
 import (
 	"errors"
@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-func mustClaim(t *testing.T, s transcribe.Store, owner string, now time.Time, lease time.Duration) *transcribe.Record {
+func mustClaim(t *testing.T, s driver.Store, owner string, now time.Time, lease time.Duration) *driver.Record {
 	t.Helper()
-	r, err := s.ClaimJob(t.Context(), transcribe.Claim{Owner: owner, Now: now, Lease: lease})
+	r, err := s.ClaimJob(t.Context(), driver.Claim{Owner: owner, Now: now, Lease: lease})
 	if err != nil {
 		t.Fatalf("ClaimJob(%s, %v): %v", owner, now, err)
 	}
@@ -21,9 +22,9 @@ func mustClaim(t *testing.T, s transcribe.Store, owner string, now time.Time, le
 	return r
 }
 
-func wantNoJob(t *testing.T, s transcribe.Store, owner string, now time.Time) {
+func wantNoJob(t *testing.T, s driver.Store, owner string, now time.Time) {
 	t.Helper()
-	r, err := s.ClaimJob(t.Context(), transcribe.Claim{Owner: owner, Now: now, Lease: time.Minute})
+	r, err := s.ClaimJob(t.Context(), driver.Claim{Owner: owner, Now: now, Lease: time.Minute})
 	if !errors.Is(err, transcribe.ErrNoJob) {
 		id := ""
 		if r != nil {
@@ -33,10 +34,10 @@ func wantNoJob(t *testing.T, s transcribe.Store, owner string, now time.Time) {
 	}
 }
 
-func testClaimJobOrder(t *testing.T, s transcribe.Store) {
+func testClaimJobOrder(t *testing.T, s driver.Store) {
 	wantNoJob(t, s, "w", base)
 	// Created times disagree with creation order: "oldest" is the lowest Seq.
-	created := []*transcribe.Record{rec("j1", "p1", 5), rec("j2", "p2", 3), rec("j3", "p1", 4)}
+	created := []*driver.Record{rec("j1", "p1", 5), rec("j2", "p2", 3), rec("j3", "p1", 4)}
 	mustCreate(t, s, created...)
 	now := base.Add(time.Hour)
 	for _, c := range created {
@@ -57,7 +58,7 @@ func testClaimJobOrder(t *testing.T, s transcribe.Store) {
 	wantNoJob(t, s, "w", now)
 }
 
-func testClaimJobSkips(t *testing.T, s transcribe.Store) {
+func testClaimJobSkips(t *testing.T, s driver.Store) {
 	mk := func(id string, st transcribe.Status, deleted bool, owner string, until time.Time) {
 		r := rec(id, "p", 0)
 		r.Status, r.Deleted, r.LeaseOwner, r.LeaseUntil = st, deleted, owner, until
@@ -87,7 +88,7 @@ func testClaimJobSkips(t *testing.T, s transcribe.Store) {
 	wantNoJob(t, s, "w1", now)
 }
 
-func testClaimJobRequeued(t *testing.T, s transcribe.Store) {
+func testClaimJobRequeued(t *testing.T, s driver.Store) {
 	mustCreate(t, s, rec("j", "p", 0))
 	got := mustClaim(t, s, "w1", base, time.Hour)
 	// An adapter does what Update says, whatever the status change (the
@@ -110,12 +111,12 @@ func testClaimJobRequeued(t *testing.T, s transcribe.Store) {
 // testExtendLease: ExtendLease moves only LeaseUntil, and an owner whose
 // lease was cleared (the transcript was deleted) has lost it. The other
 // lease rules are queuetest's Extend.
-func testExtendLease(t *testing.T, s transcribe.Store) {
+func testExtendLease(t *testing.T, s driver.Store) {
 	ctx := t.Context()
 	mustCreate(t, s, rec("j", "p", 0))
 	claimed := mustClaim(t, s, "w1", base, time.Minute)
 	until := base.Add(5 * time.Minute)
-	if err := s.ExtendLease(ctx, transcribe.Lease{ID: "j", Owner: "w1", Until: until}); err != nil {
+	if err := s.ExtendLease(ctx, driver.Lease{ID: "j", Owner: "w1", Until: until}); err != nil {
 		t.Fatalf("ExtendLease by owner: %v", err)
 	}
 	want := *claimed
@@ -127,18 +128,18 @@ func testExtendLease(t *testing.T, s transcribe.Store) {
 	r := mustGet(t, s, "j")
 	r.LeaseOwner, r.LeaseUntil, r.Deleted = "", time.Time{}, true
 	mustUpdate(t, s, r)
-	if err := s.ExtendLease(ctx, transcribe.Lease{ID: "j", Owner: "w1", Until: base.Add(time.Hour)}); !errors.Is(err, transcribe.ErrLeaseLost) {
+	if err := s.ExtendLease(ctx, driver.Lease{ID: "j", Owner: "w1", Until: base.Add(time.Hour)}); !errors.Is(err, transcribe.ErrLeaseLost) {
 		t.Errorf("ExtendLease after the lease was cleared: err = %v, want ErrLeaseLost", err)
 	}
 	// An absent record: ErrNotFound or ErrLeaseLost.
-	if err := s.ExtendLease(ctx, transcribe.Lease{ID: "missing", Owner: "w1", Until: base}); !errors.Is(err, transcribe.ErrNotFound) && !errors.Is(err, transcribe.ErrLeaseLost) {
+	if err := s.ExtendLease(ctx, driver.Lease{ID: "missing", Owner: "w1", Until: base}); !errors.Is(err, transcribe.ErrNotFound) && !errors.Is(err, transcribe.ErrLeaseLost) {
 		t.Errorf("ExtendLease of an absent record: err = %v, want ErrNotFound or ErrLeaseLost", err)
 	}
 }
 
 // testClaimsCounted: ClaimJob counts the claims of a record, and Update
 // never changes the count.
-func testClaimsCounted(t *testing.T, s transcribe.Store) {
+func testClaimsCounted(t *testing.T, s driver.Store) {
 	mustCreate(t, s, rec("j", "p", 0))
 	for i := 1; i <= 3; i++ {
 		got := mustClaim(t, s, fmt.Sprintf("w%d", i), base.Add(time.Duration(i)*time.Hour), time.Minute)
@@ -157,7 +158,7 @@ func testClaimsCounted(t *testing.T, s transcribe.Store) {
 // testWebhookStatus: SetWebhookStatus changes only WebhookStatus, without
 // a lease check, even while a worker holds the record; ErrNotFound for an
 // absent record.
-func testWebhookStatus(t *testing.T, s transcribe.Store) {
+func testWebhookStatus(t *testing.T, s driver.Store) {
 	ctx := t.Context()
 	mustCreate(t, s, rec("j", "p", 0), rec("k", "p", 1))
 	claimed := mustClaim(t, s, "w1", base, time.Minute)

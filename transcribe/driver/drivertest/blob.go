@@ -1,4 +1,4 @@
-package transcribetest
+package drivertest
 
 import (
 	"bytes"
@@ -14,10 +14,11 @@ import (
 	"testing"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-// RunBlobStoreTests checks every clause of the transcribe.BlobStore
-// contract, and of transcribe.FileBlobStore when the store implements it.
+// RunBlobStoreTests checks every clause of the driver.BlobStore
+// contract, and of driver.FileBlobStore when the store implements it.
 // newBlobStore must return a fresh, empty store each time; when it also
 // implements io.Closer the suite closes it at the end of the subtest.
 //
@@ -27,11 +28,11 @@ import (
 // body to store an empty blob, and a reader opened before a replacing Put
 // or a Delete to return either the old content in full or a read error,
 // never a mix.
-func RunBlobStoreTests(t *testing.T, newBlobStore func(t *testing.T) transcribe.BlobStore) {
+func RunBlobStoreTests(t *testing.T, newBlobStore func(t *testing.T) driver.BlobStore) {
 	t.Helper()
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, b transcribe.BlobStore)
+		fn   func(t *testing.T, b driver.BlobStore)
 	}{
 		{"PutOpen", testBlobPutOpen},
 		{"Keys", testBlobKeys},
@@ -63,7 +64,7 @@ func RunBlobStoreTests(t *testing.T, newBlobStore func(t *testing.T) transcribe.
 	}
 }
 
-func mustPut(t *testing.T, b transcribe.BlobStore, key string, data []byte) {
+func mustPut(t *testing.T, b driver.BlobStore, key string, data []byte) {
 	t.Helper()
 	n, err := b.Put(t.Context(), key, bytes.NewReader(data))
 	if err != nil {
@@ -74,7 +75,7 @@ func mustPut(t *testing.T, b transcribe.BlobStore, key string, data []byte) {
 	}
 }
 
-func readBlob(ctx context.Context, b transcribe.BlobStore, key string) ([]byte, error) {
+func readBlob(ctx context.Context, b driver.BlobStore, key string) ([]byte, error) {
 	rc, err := b.Open(ctx, key)
 	if err != nil {
 		return nil, err
@@ -86,7 +87,7 @@ func readBlob(ctx context.Context, b transcribe.BlobStore, key string) ([]byte, 
 	return data, err
 }
 
-func wantBlob(t *testing.T, b transcribe.BlobStore, key string, want []byte) {
+func wantBlob(t *testing.T, b driver.BlobStore, key string, want []byte) {
 	t.Helper()
 	got, err := readBlob(t.Context(), b, key)
 	if err != nil {
@@ -97,7 +98,7 @@ func wantBlob(t *testing.T, b transcribe.BlobStore, key string, want []byte) {
 	}
 }
 
-func wantNoBlob(t *testing.T, b transcribe.BlobStore, key string) {
+func wantNoBlob(t *testing.T, b driver.BlobStore, key string) {
 	t.Helper()
 	rc, err := b.Open(t.Context(), key)
 	if err == nil {
@@ -110,7 +111,7 @@ func wantNoBlob(t *testing.T, b transcribe.BlobStore, key string) {
 	}
 }
 
-func testBlobPutOpen(t *testing.T, b transcribe.BlobStore) {
+func testBlobPutOpen(t *testing.T, b driver.BlobStore) {
 	all := make([]byte, 256*3)
 	for i := range all {
 		all[i] = byte(i)
@@ -154,7 +155,7 @@ func testBlobPutOpen(t *testing.T, b transcribe.BlobStore) {
 	}
 }
 
-func mustPutReader(t *testing.T, b transcribe.BlobStore, key string, r io.Reader, want int64) {
+func mustPutReader(t *testing.T, b driver.BlobStore, key string, r io.Reader, want int64) {
 	t.Helper()
 	n, err := b.Put(t.Context(), key, r)
 	if err != nil {
@@ -174,7 +175,7 @@ func (o oneByteReader) Read(p []byte) (int, error) {
 	return o.r.Read(p[:1])
 }
 
-func testBlobKeys(t *testing.T, b transcribe.BlobStore) {
+func testBlobKeys(t *testing.T, b driver.BlobStore) {
 	keys := []string{"uploads/a", "uploads/b", "redacted/a.mp3", "x/y/z/deep", "plain", "uploads/a.tmp", "with space"}
 	for i, k := range keys {
 		mustPut(t, b, k, []byte(fmt.Sprintf("blob %d at %s", i, k)))
@@ -187,7 +188,7 @@ func testBlobKeys(t *testing.T, b transcribe.BlobStore) {
 	wantNoBlob(t, b, "uploads/c")
 }
 
-func testBlobReplace(t *testing.T, b transcribe.BlobStore) {
+func testBlobReplace(t *testing.T, b driver.BlobStore) {
 	long := bytes.Repeat([]byte("0123456789"), 1000)
 	mustPut(t, b, "k", long)
 	mustPut(t, b, "k", []byte("short"))
@@ -201,14 +202,14 @@ func testBlobReplace(t *testing.T, b transcribe.BlobStore) {
 	wantBlob(t, b, "other", []byte("untouched"))
 }
 
-func testBlobNotFound(t *testing.T, b transcribe.BlobStore) {
+func testBlobNotFound(t *testing.T, b driver.BlobStore) {
 	wantNoBlob(t, b, "uploads/missing")
 	mustPut(t, b, "uploads/present", []byte("x"))
 	wantNoBlob(t, b, "uploads/missing")
 	wantNoBlob(t, b, "uploads/present/child")
 }
 
-func testBlobDelete(t *testing.T, b transcribe.BlobStore) {
+func testBlobDelete(t *testing.T, b driver.BlobStore) {
 	ctx := t.Context()
 	mustPut(t, b, "uploads/a", []byte("a"))
 	mustPut(t, b, "uploads/b", []byte("b"))
@@ -275,12 +276,12 @@ func (g *genReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func testBlobLarge(t *testing.T, b transcribe.BlobStore) {
+func testBlobLarge(t *testing.T, b driver.BlobStore) {
 	size := int64(64 << 20)
 	if testing.Short() {
 		size = 8 << 20
 	}
-	_, isFile := b.(transcribe.FileBlobStore)
+	_, isFile := b.(driver.FileBlobStore)
 	gen := newGenReader(size, 0x9e3779b97f4a7c15)
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -335,7 +336,7 @@ func (f *failingReader) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func testBlobFailedPut(t *testing.T, b transcribe.BlobStore) {
+func testBlobFailedPut(t *testing.T, b driver.BlobStore) {
 	ctx := t.Context()
 	for _, n := range []int{0, 1000, 300 << 10} {
 		key := fmt.Sprintf("uploads/fail-%d", n)
@@ -376,7 +377,7 @@ func testBlobFailedPut(t *testing.T, b transcribe.BlobStore) {
 	wantBlob(t, b, "uploads/fail-0", []byte("fine"))
 }
 
-func testBlobCancelledPut(t *testing.T, b transcribe.BlobStore) {
+func testBlobCancelledPut(t *testing.T, b driver.BlobStore) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err := b.Put(ctx, "uploads/cancelled", bytes.NewReader([]byte("data")))
@@ -416,7 +417,7 @@ func (c *cancellingReader) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func testBlobConcurrent(t *testing.T, b transcribe.BlobStore) {
+func testBlobConcurrent(t *testing.T, b driver.BlobStore) {
 	const workers, rounds = 8, 20
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
@@ -459,7 +460,7 @@ func testBlobConcurrent(t *testing.T, b transcribe.BlobStore) {
 
 // testBlobConcurrentReplace puts whole versions of one key while readers
 // open it: every read sees one version in full.
-func testBlobConcurrentReplace(t *testing.T, b transcribe.BlobStore) {
+func testBlobConcurrentReplace(t *testing.T, b driver.BlobStore) {
 	const versions, size = 6, 256 << 10
 	content := func(v int) []byte { return bytes.Repeat([]byte{byte('a' + v)}, size+v*1000) }
 	mustPut(t, b, "shared", content(0))
@@ -519,8 +520,8 @@ func testBlobConcurrentReplace(t *testing.T, b transcribe.BlobStore) {
 	}
 }
 
-func testBlobPath(t *testing.T, b transcribe.BlobStore) {
-	fb, ok := b.(transcribe.FileBlobStore)
+func testBlobPath(t *testing.T, b driver.BlobStore) {
+	fb, ok := b.(driver.FileBlobStore)
 	if !ok {
 		t.Skip("not a FileBlobStore")
 	}

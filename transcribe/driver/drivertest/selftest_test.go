@@ -1,4 +1,4 @@
-package transcribetest_test
+package drivertest_test
 
 import (
 	"bytes"
@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/storage/memory"
-	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
+	"github.com/earshot-dev/earshot/transcribe/driver/drivertest"
 	"github.com/earshot-dev/earshot/transcribe/queue/queuetest"
-	"github.com/earshot-dev/earshot/transcribe/transcribetest"
 	"github.com/earshot-dev/earshot/webhook"
 	"github.com/earshot-dev/earshot/webhook/webhooktest"
 )
@@ -32,7 +32,7 @@ type brokenStore struct {
 	cache *sync.Map // for get-shares-memory
 }
 
-func (s brokenStore) ExtendLease(ctx context.Context, l transcribe.Lease) error {
+func (s brokenStore) ExtendLease(ctx context.Context, l driver.Lease) error {
 	if s.bug == "extend-ignores-owner" {
 		if r, err := s.Store.Get(ctx, l.ID); err == nil && r.LeaseOwner != "" {
 			l.Owner = r.LeaseOwner
@@ -59,10 +59,10 @@ func (s brokenStore) AttachUpload(ctx context.Context, uploadID, transcriptID st
 	return s.Store.AttachUpload(ctx, uploadID, transcriptID)
 }
 
-func (s brokenStore) Get(ctx context.Context, id string) (*transcribe.Record, error) {
+func (s brokenStore) Get(ctx context.Context, id string) (*driver.Record, error) {
 	if s.bug == "get-shares-memory" {
 		if r, ok := s.cache.Load(id); ok {
-			return r.(*transcribe.Record), nil
+			return r.(*driver.Record), nil
 		}
 	}
 	r, err := s.Store.Get(ctx, id)
@@ -75,7 +75,7 @@ func (s brokenStore) Get(ctx context.Context, id string) (*transcribe.Record, er
 	return r, err
 }
 
-func (s brokenStore) List(ctx context.Context, q transcribe.ListQuery) ([]*transcribe.Record, error) {
+func (s brokenStore) List(ctx context.Context, q driver.ListQuery) ([]*driver.Record, error) {
 	switch s.bug {
 	case "list-ignores-limit":
 		q.Limit = 0
@@ -117,7 +117,7 @@ func (s brokenStore) List(ctx context.Context, q transcribe.ListQuery) ([]*trans
 	return rs, err
 }
 
-func (s brokenStore) Update(ctx context.Context, r *transcribe.Record) error {
+func (s brokenStore) Update(ctx context.Context, r *driver.Record) error {
 	if s.bug == "get-shares-memory" {
 		s.cache.Delete(r.ID)
 	}
@@ -136,7 +136,7 @@ func (s brokenStore) Update(ctx context.Context, r *transcribe.Record) error {
 				return err
 			}
 			for range max(0, r.Claims-cur.Claims) {
-				s.Store.ClaimJob(ctx, transcribe.Claim{Owner: "ghost", Now: time.Now().Add(1000 * time.Hour)})
+				s.Store.ClaimJob(ctx, driver.Claim{Owner: "ghost", Now: time.Now().Add(1000 * time.Hour)})
 			}
 			return nil
 		}
@@ -149,15 +149,15 @@ func (s brokenStore) Update(ctx context.Context, r *transcribe.Record) error {
 	return s.Store.Update(ctx, r)
 }
 
-func (s brokenStore) ClaimJob(ctx context.Context, c transcribe.Claim) (*transcribe.Record, error) {
+func (s brokenStore) ClaimJob(ctx context.Context, c driver.Claim) (*driver.Record, error) {
 	owner, now, lease := c.Owner, c.Now, c.Lease
 	if s.bug == "claim-ignores-live-lease" {
 		// Sees every lease as expired, then fixes up the lease it sets.
-		r, err := s.Store.ClaimJob(ctx, transcribe.Claim{Owner: owner, Now: now.Add(1000 * time.Hour), Lease: lease})
+		r, err := s.Store.ClaimJob(ctx, driver.Claim{Owner: owner, Now: now.Add(1000 * time.Hour), Lease: lease})
 		if err != nil {
 			return nil, err
 		}
-		if err := s.Store.ExtendLease(ctx, transcribe.Lease{ID: r.ID, Owner: owner, Until: now.Add(lease)}); err != nil {
+		if err := s.Store.ExtendLease(ctx, driver.Lease{ID: r.ID, Owner: owner, Until: now.Add(lease)}); err != nil {
 			return nil, err
 		}
 		r.LeaseUntil = now.Add(lease)
@@ -168,7 +168,7 @@ func (s brokenStore) ClaimJob(ctx context.Context, c transcribe.Claim) (*transcr
 		// Like a SELECT-then-UPDATE claim: a caller arriving just after
 		// another claim sees the job it took as still claimable.
 		type claim struct {
-			r  *transcribe.Record
+			r  *driver.Record
 			at time.Time
 		}
 		if err == nil {
@@ -255,21 +255,21 @@ func TestBrokenAdapter(t *testing.T) {
 		t.Skip("helper for TestSuitesCatchBugs")
 	}
 	t.Run("Store", func(t *testing.T) {
-		transcribetest.RunStoreTests(t, func(t *testing.T) transcribe.Store { return brokenStore{memory.New(), bug, new(sync.Map)} })
+		drivertest.RunStoreTests(t, func(t *testing.T) driver.Store { return brokenStore{memory.New(), bug, new(sync.Map)} })
 	})
 	t.Run("UploadStore", func(t *testing.T) {
-		transcribetest.RunUploadStoreTests(t, func(t *testing.T) transcribe.UploadStore { return brokenStore{memory.New(), bug, new(sync.Map)} })
+		drivertest.RunUploadStoreTests(t, func(t *testing.T) driver.UploadStore { return brokenStore{memory.New(), bug, new(sync.Map)} })
 	})
 	t.Run("Queue", func(t *testing.T) {
 		webhooktest.RunQueueTests(t, func(t *testing.T) webhook.Queue { return brokenStore{memory.New(), bug, new(sync.Map)} })
 	})
 	t.Run("LeasedQueue", func(t *testing.T) {
 		queuetest.Run(t,
-			transcribetest.JobQueue(func(t *testing.T) transcribe.Store { return brokenStore{memory.New(), bug, new(sync.Map)} }),
+			drivertest.JobQueue(func(t *testing.T) driver.Store { return brokenStore{memory.New(), bug, new(sync.Map)} }),
 			webhooktest.DeliveryQueue(func(t *testing.T) webhook.Queue { return brokenStore{memory.New(), bug, new(sync.Map)} }))
 	})
 	t.Run("BlobStore", func(t *testing.T) {
-		transcribetest.RunBlobStoreTests(t, func(t *testing.T) transcribe.BlobStore { return brokenBlobs{memory.NewBlobStore(), bug} })
+		drivertest.RunBlobStoreTests(t, func(t *testing.T) driver.BlobStore { return brokenBlobs{memory.NewBlobStore(), bug} })
 	})
 }
 

@@ -1,4 +1,4 @@
-package transcribetest
+package drivertest
 
 import (
 	"errors"
@@ -7,16 +7,17 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-// RunUploadStoreTests checks every clause of the transcribe.UploadStore
+// RunUploadStoreTests checks every clause of the driver.UploadStore
 // contract. newStore must return a fresh, empty store each time; the suite
 // does not close it (close it in a t.Cleanup if it needs closing).
-func RunUploadStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.UploadStore) {
+func RunUploadStoreTests(t *testing.T, newStore func(t *testing.T) driver.UploadStore) {
 	t.Helper()
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, s transcribe.UploadStore)
+		fn   func(t *testing.T, s driver.UploadStore)
 	}{
 		{"Uploads", testUploads},
 		{"AttachUpload", testAttachUpload},
@@ -33,19 +34,19 @@ func RunUploadStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.Up
 	}
 }
 
-func testUploads(t *testing.T, s transcribe.UploadStore) {
+func testUploads(t *testing.T, s driver.UploadStore) {
 	ctx := t.Context()
 	if _, err := s.GetUpload(ctx, "u1"); !errors.Is(err, transcribe.ErrNotFound) {
 		t.Errorf("GetUpload on empty store: err = %v, want ErrNotFound", err)
 	}
-	u1 := &transcribe.Upload{ID: "u1", ProjectID: "p1", Size: 5 << 30, Created: base}
-	u2 := &transcribe.Upload{ID: "u2", ProjectID: "p2", Size: 1, Created: base.Add(time.Second)}
-	for _, u := range []*transcribe.Upload{u1, u2} {
+	u1 := &driver.Upload{ID: "u1", ProjectID: "p1", Size: 5 << 30, Created: base}
+	u2 := &driver.Upload{ID: "u2", ProjectID: "p2", Size: 1, Created: base.Add(time.Second)}
+	for _, u := range []*driver.Upload{u1, u2} {
 		if err := s.CreateUpload(ctx, u); err != nil {
 			t.Fatalf("CreateUpload(%s): %v", u.ID, err)
 		}
 	}
-	for _, want := range []*transcribe.Upload{u1, u2} {
+	for _, want := range []*driver.Upload{u1, u2} {
 		got, err := s.GetUpload(ctx, want.ID)
 		if err != nil {
 			t.Fatalf("GetUpload(%s): %v", want.ID, err)
@@ -54,7 +55,7 @@ func testUploads(t *testing.T, s transcribe.UploadStore) {
 			t.Errorf("GetUpload(%s) = %+v, want %+v", want.ID, got, want)
 		}
 	}
-	if err := s.CreateUpload(ctx, &transcribe.Upload{ID: "u1", ProjectID: "p2", Size: 9, Created: base}); !errors.Is(err, transcribe.ErrExists) {
+	if err := s.CreateUpload(ctx, &driver.Upload{ID: "u1", ProjectID: "p2", Size: 9, Created: base}); !errors.Is(err, transcribe.ErrExists) {
 		t.Errorf("CreateUpload of a taken id: err = %v, want ErrExists", err)
 	}
 	if got, err := s.GetUpload(ctx, "u1"); err != nil || got.ProjectID != "p1" || got.Size != 5<<30 {
@@ -75,12 +76,12 @@ func testUploads(t *testing.T, s transcribe.UploadStore) {
 		}
 	}
 	// An id may be reused after deletion.
-	if err := s.CreateUpload(ctx, &transcribe.Upload{ID: "u1", ProjectID: "p3", Size: 2, Created: base}); err != nil {
+	if err := s.CreateUpload(ctx, &driver.Upload{ID: "u1", ProjectID: "p3", Size: 2, Created: base}); err != nil {
 		t.Errorf("CreateUpload of a deleted id: %v", err)
 	}
 }
 
-func mustCreateUpload(t *testing.T, s transcribe.UploadStore, us ...*transcribe.Upload) {
+func mustCreateUpload(t *testing.T, s driver.UploadStore, us ...*driver.Upload) {
 	t.Helper()
 	for _, u := range us {
 		if err := s.CreateUpload(t.Context(), u); err != nil {
@@ -89,14 +90,14 @@ func mustCreateUpload(t *testing.T, s transcribe.UploadStore, us ...*transcribe.
 	}
 }
 
-func testAttachUpload(t *testing.T, s transcribe.UploadStore) {
+func testAttachUpload(t *testing.T, s driver.UploadStore) {
 	ctx := t.Context()
 	if err := s.AttachUpload(ctx, "missing", "t1"); !errors.Is(err, transcribe.ErrNotFound) {
 		t.Errorf("AttachUpload of an absent upload: err = %v, want ErrNotFound", err)
 	}
 	mustCreateUpload(t, s,
-		&transcribe.Upload{ID: "u1", ProjectID: "p1", Size: 3, Created: base},
-		&transcribe.Upload{ID: "u2", ProjectID: "p1", Size: 4, Created: base, TranscriptID: "t0"})
+		&driver.Upload{ID: "u1", ProjectID: "p1", Size: 3, Created: base},
+		&driver.Upload{ID: "u2", ProjectID: "p1", Size: 4, Created: base, TranscriptID: "t0"})
 	if got, err := s.GetUpload(ctx, "u2"); err != nil || got.TranscriptID != "t0" {
 		t.Errorf("CreateUpload with TranscriptID t0: GetUpload = %+v, %v", got, err)
 	}
@@ -145,11 +146,11 @@ func testAttachUpload(t *testing.T, s transcribe.UploadStore) {
 	}
 }
 
-func testListUploads(t *testing.T, s transcribe.UploadStore) {
+func testListUploads(t *testing.T, s driver.UploadStore) {
 	ctx := t.Context()
 	expired := func(before time.Time, limit int) []string {
 		t.Helper()
-		us, err := s.ListUploads(ctx, transcribe.UploadQuery{CreatedBefore: before, Unattached: true, Limit: limit})
+		us, err := s.ListUploads(ctx, driver.UploadQuery{CreatedBefore: before, Unattached: true, Limit: limit})
 		if err != nil {
 			t.Fatalf("ListUploads(%v, %d): %v", before, limit, err)
 		}
@@ -171,13 +172,13 @@ func testListUploads(t *testing.T, s transcribe.UploadStore) {
 	want(base.Add(time.Hour), 0)
 	// Created out of id order; "b" and "c" tie on Created (smaller id first).
 	mustCreateUpload(t, s,
-		&transcribe.Upload{ID: "d", ProjectID: "p2", Size: 1, Created: base.Add(3 * time.Second)},
-		&transcribe.Upload{ID: "c", ProjectID: "p1", Size: 2, Created: base.Add(time.Second)},
-		&transcribe.Upload{ID: "a", ProjectID: "p1", Size: 3, Created: base.Add(2 * time.Second)},
-		&transcribe.Upload{ID: "b", ProjectID: "p2", Size: 4, Created: base.Add(time.Second)},
-		&transcribe.Upload{ID: "e", ProjectID: "p1", Size: 5, Created: base},
-		&transcribe.Upload{ID: "used", ProjectID: "p1", Size: 6, Created: base.Add(-time.Hour), TranscriptID: "t9"},
-		&transcribe.Upload{ID: "late", ProjectID: "p1", Size: 7, Created: base.Add(time.Hour)},
+		&driver.Upload{ID: "d", ProjectID: "p2", Size: 1, Created: base.Add(3 * time.Second)},
+		&driver.Upload{ID: "c", ProjectID: "p1", Size: 2, Created: base.Add(time.Second)},
+		&driver.Upload{ID: "a", ProjectID: "p1", Size: 3, Created: base.Add(2 * time.Second)},
+		&driver.Upload{ID: "b", ProjectID: "p2", Size: 4, Created: base.Add(time.Second)},
+		&driver.Upload{ID: "e", ProjectID: "p1", Size: 5, Created: base},
+		&driver.Upload{ID: "used", ProjectID: "p1", Size: 6, Created: base.Add(-time.Hour), TranscriptID: "t9"},
+		&driver.Upload{ID: "late", ProjectID: "p1", Size: 7, Created: base.Add(time.Hour)},
 	)
 	want(base.Add(4*time.Second), 0, "e", "b", "c", "a", "d")
 	want(base.Add(4*time.Second), -1, "e", "b", "c", "a", "d")
@@ -192,7 +193,7 @@ func testListUploads(t *testing.T, s transcribe.UploadStore) {
 	want(base.Add(4*time.Second), 9, "e", "b", "c", "a", "d")
 	want(base.Add(2*time.Hour), 0, "e", "b", "c", "a", "d", "late")
 	// The returned uploads are complete.
-	if us, err := s.ListUploads(ctx, transcribe.UploadQuery{CreatedBefore: base.Add(2 * time.Second), Unattached: true, Limit: 1}); err != nil || len(us) != 1 {
+	if us, err := s.ListUploads(ctx, driver.UploadQuery{CreatedBefore: base.Add(2 * time.Second), Unattached: true, Limit: 1}); err != nil || len(us) != 1 {
 		t.Fatalf("ListUploads limit 1 = %v, %v", us, err)
 	} else if u := us[0]; u.ID != "e" || u.ProjectID != "p1" || u.Size != 5 || !u.Created.Equal(base) || u.TranscriptID != "" {
 		t.Errorf("ListUploads returned %+v, want upload e as created", u)
@@ -207,7 +208,7 @@ func testListUploads(t *testing.T, s transcribe.UploadStore) {
 	want(base.Add(4*time.Second), 0, "e", "c", "d")
 	want(base.Add(4*time.Second), 2, "e", "c")
 	// Changing a returned upload does not change the stored one.
-	us, err := s.ListUploads(ctx, transcribe.UploadQuery{CreatedBefore: base.Add(time.Second), Unattached: true})
+	us, err := s.ListUploads(ctx, driver.UploadQuery{CreatedBefore: base.Add(time.Second), Unattached: true})
 	if err != nil || len(us) != 1 {
 		t.Fatalf("ListUploads = %v, %v", us, err)
 	}
@@ -217,7 +218,7 @@ func testListUploads(t *testing.T, s transcribe.UploadStore) {
 	}
 	// Without Unattached, attached uploads are listed too; without
 	// CreatedBefore, every upload.
-	all := func(q transcribe.UploadQuery) []string {
+	all := func(q driver.UploadQuery) []string {
 		t.Helper()
 		us, err := s.ListUploads(ctx, q)
 		if err != nil {
@@ -229,15 +230,15 @@ func testListUploads(t *testing.T, s transcribe.UploadStore) {
 		}
 		return out
 	}
-	if got := all(transcribe.UploadQuery{}); !slices.Equal(got, []string{"used", "e", "c", "a", "d", "late"}) {
+	if got := all(driver.UploadQuery{}); !slices.Equal(got, []string{"used", "e", "c", "a", "d", "late"}) {
 		t.Errorf("ListUploads(all) = %v", got)
 	}
-	if got := all(transcribe.UploadQuery{CreatedBefore: base.Add(4 * time.Second)}); !slices.Equal(got, []string{"used", "e", "c", "a", "d"}) {
+	if got := all(driver.UploadQuery{CreatedBefore: base.Add(4 * time.Second)}); !slices.Equal(got, []string{"used", "e", "c", "a", "d"}) {
 		t.Errorf("ListUploads(before +4s) = %v", got)
 	}
 	// The cursor pages on (Created, ID), strictly after it.
 	var paged []string
-	q := transcribe.UploadQuery{Limit: 2}
+	q := driver.UploadQuery{Limit: 2}
 	for i := 0; i < 10; i++ {
 		us, err := s.ListUploads(ctx, q)
 		if err != nil {
@@ -255,8 +256,8 @@ func testListUploads(t *testing.T, s transcribe.UploadStore) {
 		t.Errorf("paging ListUploads by 2 = %v", paged)
 	}
 	// Ties on Created break on ID.
-	mustCreateUpload(t, s, &transcribe.Upload{ID: "cc", ProjectID: "p1", Size: 1, Created: base.Add(time.Second)})
-	if got := all(transcribe.UploadQuery{AfterCreated: base.Add(time.Second), AfterID: "c", Limit: 2}); !slices.Equal(got, []string{"cc", "a"}) {
+	mustCreateUpload(t, s, &driver.Upload{ID: "cc", ProjectID: "p1", Size: 1, Created: base.Add(time.Second)})
+	if got := all(driver.UploadQuery{AfterCreated: base.Add(time.Second), AfterID: "c", Limit: 2}); !slices.Equal(got, []string{"cc", "a"}) {
 		t.Errorf("ListUploads after (+1s, c) = %v, want [cc a]", got)
 	}
 }

@@ -1,4 +1,4 @@
-package transcribe
+package driver
 
 import (
 	"context"
@@ -82,7 +82,7 @@ type Lease = queue.Lease
 // for concurrent use by several goroutines and, for shared databases,
 // several processes. Records and slices a Store returns are the caller's:
 // the Store keeps no reference to them (the Service decrypts a record's
-// Data where it lies). Contract (checked by transcribetest.RunStoreTests):
+// Data where it lies). Contract (checked by drivertest.RunStoreTests):
 //
 //   - Create inserts r, assigns r.Seq, and returns an error wrapping
 //     ErrExists when r.ID is taken.
@@ -157,7 +157,7 @@ type UploadQuery struct {
 
 // UploadStore keeps the ownership and use of uploaded media (the bytes are
 // in a BlobStore). Safe for concurrent use, across processes for shared
-// databases. Contract (transcribetest.RunUploadStoreTests):
+// databases. Contract (drivertest.RunUploadStoreTests):
 //
 //   - CreateUpload inserts u; an error wrapping ErrExists for a taken id.
 //   - GetUpload returns the upload or an error wrapping ErrNotFound.
@@ -179,7 +179,7 @@ type UploadStore interface {
 
 // BlobStore keeps media bytes (uploads, redacted audio). Keys are
 // slash-separated relative names made by the Service ("uploads/<id>").
-// Contract (transcribetest.RunBlobStoreTests):
+// Contract (drivertest.RunBlobStoreTests):
 //
 //   - Put stores all of r under key, replacing any previous content, and
 //     returns the byte count. It must stream: a Put of a file larger than

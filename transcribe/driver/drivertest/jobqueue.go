@@ -1,4 +1,4 @@
-package transcribetest
+package drivertest
 
 import (
 	"context"
@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 	"github.com/earshot-dev/earshot/transcribe/queue/queuetest"
 )
 
 // JobQueue is the job queue of the stores newStore returns
 // (transcribe.JobQueue), for queuetest.Run: the lease rules of a
-// transcribe.Store. Each item is a queued transcript; the suite closes
+// driver.Store. Each item is a queued transcript; the suite closes
 // the store when its subtest ends.
-func JobQueue(newStore func(t *testing.T) transcribe.Store) queuetest.Kind {
-	return queuetest.For("jobs", func(t *testing.T) queuetest.Harness[*transcribe.Record] {
+func JobQueue(newStore func(t *testing.T) driver.Store) queuetest.Kind {
+	return queuetest.For("jobs", func(t *testing.T) queuetest.Harness[*driver.Record] {
 		s := newStore(t)
 		if s == nil {
 			t.Fatal("newStore returned nil")
@@ -26,15 +27,15 @@ func JobQueue(newStore func(t *testing.T) transcribe.Store) queuetest.Kind {
 			}
 		})
 		n := 0
-		return queuetest.Harness[*transcribe.Record]{
+		return queuetest.Harness[*driver.Record]{
 			Queue: transcribe.JobQueue(s),
 			Add: func(ctx context.Context, id string) error {
 				n++
 				return s.Create(ctx, rec(id, "p", n))
 			},
-			ID:     func(r *transcribe.Record) string { return r.ID },
-			Lease:  func(r *transcribe.Record) (string, time.Time) { return r.LeaseOwner, r.LeaseUntil },
-			Finish: func(r *transcribe.Record) { r.Status = transcribe.StatusCompleted },
+			ID:     func(r *driver.Record) string { return r.ID },
+			Lease:  func(r *driver.Record) (string, time.Time) { return r.LeaseOwner, r.LeaseUntil },
+			Finish: func(r *driver.Record) { r.Status = transcribe.StatusCompleted },
 			// A leased job is processing, its data as it was created.
 			Stored: func(ctx context.Context, id string) (string, time.Time, error) {
 				r, err := s.Get(ctx, id)

@@ -1,4 +1,4 @@
-package transcribetest
+package drivertest
 
 import (
 	"errors"
@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // testNotifyPending checks the outbox clauses: Update stores NotifyPending
 // with the rest of the record, ListNotifyPending finds the pending final
 // records completed before a time (earliest first, Data included, deleted
 // ones too, up to a limit), and ClearNotifyPending clears the flag alone.
-func testNotifyPending(t *testing.T, s transcribe.Store) {
+func testNotifyPending(t *testing.T, s driver.Store) {
 	ctx := t.Context()
-	final := func(id string, i int, pending bool) *transcribe.Record {
+	final := func(id string, i int, pending bool) *driver.Record {
 		r := rec(id, "p1", i)
 		mustCreate(t, s, r)
 		r.Status, r.Completed, r.NotifyPending = transcribe.StatusCompleted, base.Add(time.Duration(i+1)*time.Minute), pending

@@ -1,4 +1,4 @@
-package transcribetest
+package drivertest
 
 import (
 	"bytes"
@@ -6,18 +6,19 @@ import (
 	"testing"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-// RunReadStoreTests checks a transcribe.ReadStore: GetUnlessSummary is
+// RunReadStoreTests checks a driver.ReadStore: GetUnlessSummary is
 // Get (the fields of a read), with Data left out exactly when the stored
 // Summary is the one given, across updates of any kind and from another Store on the same
 // storage (a second process: newStores returns two Stores sharing it).
-func RunReadStoreTests(t *testing.T, newStores func(t *testing.T) (transcribe.Store, transcribe.Store)) {
+func RunReadStoreTests(t *testing.T, newStores func(t *testing.T) (driver.Store, driver.Store)) {
 	t.Helper()
 	a, b := newStores(t)
-	ra, ok := a.(transcribe.ReadStore)
+	ra, ok := a.(driver.ReadStore)
 	if !ok {
-		t.Fatalf("%T is not a transcribe.ReadStore", a)
+		t.Fatalf("%T is not a driver.ReadStore", a)
 	}
 	ctx := t.Context()
 	big := bytes.Repeat([]byte("0123456789abcdef"), 16<<10) // 256 KiB: out of line in any store
@@ -27,16 +28,16 @@ func RunReadStoreTests(t *testing.T, newStores func(t *testing.T) (transcribe.St
 	if _, err := ra.GetUnlessSummary(ctx, "absent", nil); !errors.Is(err, transcribe.ErrNotFound) {
 		t.Errorf("absent id: %v, want ErrNotFound", err)
 	}
-	same := func(got *transcribe.Record, wantData []byte, what string) {
+	same := func(got *driver.Record, wantData []byte, what string) {
 		t.Helper()
 		want, err := a.Get(ctx, got.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// The fields of a read alone.
-		want = &transcribe.Record{ID: want.ID, ProjectID: want.ProjectID, Status: want.Status, Deleted: want.Deleted,
+		want = &driver.Record{ID: want.ID, ProjectID: want.ProjectID, Status: want.Status, Deleted: want.Deleted,
 			Created: want.Created, Completed: want.Completed, WebhookStatus: want.WebhookStatus, Summary: want.Summary, Data: wantData}
-		got = &transcribe.Record{ID: got.ID, ProjectID: got.ProjectID, Status: got.Status, Deleted: got.Deleted,
+		got = &driver.Record{ID: got.ID, ProjectID: got.ProjectID, Status: got.Status, Deleted: got.Deleted,
 			Created: got.Created, Completed: got.Completed, WebhookStatus: got.WebhookStatus, Summary: got.Summary, Data: got.Data}
 		if d := diffRecord(got, want); d != "" {
 			t.Errorf("%s: %s", what, d)

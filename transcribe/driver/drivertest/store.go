@@ -1,4 +1,4 @@
-package transcribetest
+package drivertest
 
 import (
 	"bytes"
@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
 // base is the suite's reference time: microsecond precision (the finest an
 // adapter must keep) in a zone other than UTC (adapters may return UTC).
 var base = time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.FixedZone("UTC+1", 3600))
 
-// RunStoreTests checks every clause of the transcribe.Store contract but
+// RunStoreTests checks every clause of the driver.Store contract but
 // the lease rules that every leased queue shares, which JobQueue's
 // queuetest.Run checks (claims under a live lease, expiry and takeover,
 // writes by a former owner, ExtendLease, concurrent claims).
@@ -31,11 +32,11 @@ var base = time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.FixedZone("UTC+1", 
 // the location may change), records are copies (changing a returned record
 // or the argument of Create does not change the stored one), and an empty
 // Data or Summary may come back as nil.
-func RunStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.Store) {
+func RunStoreTests(t *testing.T, newStore func(t *testing.T) driver.Store) {
 	t.Helper()
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, s transcribe.Store)
+		fn   func(t *testing.T, s driver.Store)
 	}{
 		{"CreateGet", testCreateGet},
 		{"CreateExists", testCreateExists},
@@ -80,8 +81,8 @@ func RunStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.Store) {
 }
 
 // rec returns a queued record of project p created at base+i seconds.
-func rec(id, p string, i int) *transcribe.Record {
-	return &transcribe.Record{
+func rec(id, p string, i int) *driver.Record {
+	return &driver.Record{
 		ID:        id,
 		ProjectID: p,
 		Status:    transcribe.StatusQueued,
@@ -91,7 +92,7 @@ func rec(id, p string, i int) *transcribe.Record {
 	}
 }
 
-func mustCreate(t *testing.T, s transcribe.Store, rs ...*transcribe.Record) {
+func mustCreate(t *testing.T, s driver.Store, rs ...*driver.Record) {
 	t.Helper()
 	for _, r := range rs {
 		if err := s.Create(t.Context(), r); err != nil {
@@ -100,7 +101,7 @@ func mustCreate(t *testing.T, s transcribe.Store, rs ...*transcribe.Record) {
 	}
 }
 
-func mustGet(t *testing.T, s transcribe.Store, id string) *transcribe.Record {
+func mustGet(t *testing.T, s driver.Store, id string) *driver.Record {
 	t.Helper()
 	r, err := s.Get(t.Context(), id)
 	if err != nil {
@@ -112,7 +113,7 @@ func mustGet(t *testing.T, s transcribe.Store, id string) *transcribe.Record {
 	return r
 }
 
-func mustUpdate(t *testing.T, s transcribe.Store, r *transcribe.Record) {
+func mustUpdate(t *testing.T, s driver.Store, r *driver.Record) {
 	t.Helper()
 	if err := s.Update(t.Context(), r); err != nil {
 		t.Fatalf("Update(%s): %v", r.ID, err)
@@ -121,7 +122,7 @@ func mustUpdate(t *testing.T, s transcribe.Store, r *transcribe.Record) {
 
 // diffRecord describes how got differs from want, ignoring Seq when
 // want.Seq is 0. Times are compared with Equal.
-func diffRecord(got, want *transcribe.Record) string {
+func diffRecord(got, want *driver.Record) string {
 	var d []string
 	add := func(field string, g, w any) { d = append(d, fmt.Sprintf("%s = %v, want %v", field, g, w)) }
 	if got.ID != want.ID {
@@ -182,7 +183,7 @@ func clip(b []byte) []byte {
 	return b
 }
 
-func ids(rs []*transcribe.Record) []string {
+func ids(rs []*driver.Record) []string {
 	out := make([]string, len(rs))
 	for i, r := range rs {
 		out[i] = r.ID
@@ -190,7 +191,7 @@ func ids(rs []*transcribe.Record) []string {
 	return out
 }
 
-func testCreateGet(t *testing.T, s transcribe.Store) {
+func testCreateGet(t *testing.T, s driver.Store) {
 	r := rec("t1", "p1", 0)
 	r.Status = transcribe.StatusCompleted
 	r.Completed = base.Add(90 * time.Second)
@@ -215,7 +216,7 @@ func testCreateGet(t *testing.T, s transcribe.Store) {
 	}
 }
 
-func testCreateExists(t *testing.T, s transcribe.Store) {
+func testCreateExists(t *testing.T, s driver.Store) {
 	first := rec("dup", "p1", 0)
 	mustCreate(t, s, first)
 	second := rec("dup", "p2", 5)
@@ -238,7 +239,7 @@ func testCreateExists(t *testing.T, s transcribe.Store) {
 	}
 }
 
-func testSeqIncreasing(t *testing.T, s transcribe.Store) {
+func testSeqIncreasing(t *testing.T, s driver.Store) {
 	var last int64
 	for i := range 25 {
 		r := rec(fmt.Sprintf("s%02d", i), []string{"p1", "p2", "p3"}[i%3], 25-i) // Created decreasing: Seq is not time
@@ -255,7 +256,7 @@ func testSeqIncreasing(t *testing.T, s transcribe.Store) {
 
 // testCreateConcurrent: goroutines race to create the same ids; each id
 // is created exactly once, the others get ErrExists, and Seqs are unique.
-func testCreateConcurrent(t *testing.T, s transcribe.Store) {
+func testCreateConcurrent(t *testing.T, s driver.Store) {
 	const ids, workers = 40, 6
 	var (
 		mu      sync.Mutex
@@ -300,7 +301,7 @@ func testCreateConcurrent(t *testing.T, s transcribe.Store) {
 		}
 	}
 	// List order agrees with the Seqs handed out.
-	recs, err := s.List(t.Context(), transcribe.ListQuery{ProjectID: "p"})
+	recs, err := s.List(t.Context(), driver.ListQuery{ProjectID: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +318,7 @@ func testCreateConcurrent(t *testing.T, s transcribe.Store) {
 	}
 }
 
-func testGetNotFound(t *testing.T, s transcribe.Store) {
+func testGetNotFound(t *testing.T, s driver.Store) {
 	if _, err := s.Get(t.Context(), "missing"); !errors.Is(err, transcribe.ErrNotFound) {
 		t.Errorf("Get(missing) on empty store: err = %v, want ErrNotFound", err)
 	}
@@ -334,7 +335,7 @@ func testGetNotFound(t *testing.T, s transcribe.Store) {
 	}
 }
 
-func testCopies(t *testing.T, s transcribe.Store) {
+func testCopies(t *testing.T, s driver.Store) {
 	r := rec("c", "p1", 0)
 	mustCreate(t, s, r)
 	r.Data[0] = 'X'
@@ -355,7 +356,7 @@ func testCopies(t *testing.T, s transcribe.Store) {
 	if got := mustGet(t, s, "c"); string(got.Data) != "updated" {
 		t.Fatalf("changing the record passed to Update changed the store: Data %q", got.Data)
 	}
-	recs, err := s.List(t.Context(), transcribe.ListQuery{ProjectID: "p1"})
+	recs, err := s.List(t.Context(), driver.ListQuery{ProjectID: "p1"})
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("List: %d records, err %v", len(recs), err)
 	}
@@ -365,7 +366,7 @@ func testCopies(t *testing.T, s transcribe.Store) {
 	}
 }
 
-func testDataRoundTrip(t *testing.T, s transcribe.Store) {
+func testDataRoundTrip(t *testing.T, s driver.Store) {
 	all := make([]byte, 256*4)
 	for i := range all {
 		all[i] = byte(i)
@@ -408,14 +409,14 @@ func testDataRoundTrip(t *testing.T, s transcribe.Store) {
 	}
 }
 
-func testUpdate(t *testing.T, s transcribe.Store) {
+func testUpdate(t *testing.T, s driver.Store) {
 	r := rec("u", "p1", 0)
 	mustCreate(t, s, r)
 	seq := r.Seq
 	if err := s.SetWebhookStatus(t.Context(), "u", 503); err != nil {
 		t.Fatal(err)
 	}
-	upd := &transcribe.Record{
+	upd := &driver.Record{
 		ID:            "u",
 		ProjectID:     "other-project", // ignored
 		Status:        transcribe.StatusCompleted,
@@ -438,7 +439,7 @@ func testUpdate(t *testing.T, s transcribe.Store) {
 		t.Errorf("Get after Update: %s (Update must replace all fields but Seq, Created, ProjectID, Claims and WebhookStatus)", d)
 	}
 	// Back to zero times and not deleted.
-	upd2 := &transcribe.Record{ID: "u", ProjectID: "p1", Status: transcribe.StatusQueued, Data: []byte("x"), Summary: []byte("y")}
+	upd2 := &driver.Record{ID: "u", ProjectID: "p1", Status: transcribe.StatusQueued, Data: []byte("x"), Summary: []byte("y")}
 	mustUpdate(t, s, upd2)
 	want2 := *upd2
 	want2.Created, want2.Seq, want2.WebhookStatus = base, seq, 503
@@ -453,7 +454,7 @@ func testUpdate(t *testing.T, s transcribe.Store) {
 	}
 }
 
-func testUpdateNotFound(t *testing.T, s transcribe.Store) {
+func testUpdateNotFound(t *testing.T, s driver.Store) {
 	err := s.Update(t.Context(), rec("ghost", "p1", 0))
 	if !errors.Is(err, transcribe.ErrNotFound) {
 		t.Errorf("Update of an absent record: err = %v, want ErrNotFound", err)
@@ -468,10 +469,10 @@ func testUpdateNotFound(t *testing.T, s transcribe.Store) {
 	}
 }
 
-func testUpdateLease(t *testing.T, s transcribe.Store) {
+func testUpdateLease(t *testing.T, s driver.Store) {
 	ctx := t.Context()
 	mustCreate(t, s, rec("j", "p1", 0))
-	claimed, err := s.ClaimJob(ctx, transcribe.Claim{Owner: "w1", Now: base, Lease: time.Minute})
+	claimed, err := s.ClaimJob(ctx, driver.Claim{Owner: "w1", Now: base, Lease: time.Minute})
 	if err != nil {
 		t.Fatalf("ClaimJob: %v", err)
 	}

@@ -1,4 +1,4 @@
-package transcribetest
+package drivertest
 
 import (
 	"bytes"
@@ -12,18 +12,19 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/driver"
 )
 
-// RunLeMURStoreTests checks the transcribe.LeMURStore contract on stores
+// RunLeMURStoreTests checks the driver.LeMURStore contract on stores
 // made by newStore (a fresh, empty store per call).
-func RunLeMURStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.LeMURStore) {
+func RunLeMURStoreTests(t *testing.T, newStore func(t *testing.T) driver.LeMURStore) {
 	t.Helper()
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	rec := func(project string, data string, created time.Time) *transcribe.LeMURRecord {
-		return &transcribe.LeMURRecord{ProjectID: project, RequestID: uuid.NewString(), Data: []byte(data), Created: created}
+	rec := func(project string, data string, created time.Time) *driver.LeMURRecord {
+		return &driver.LeMURRecord{ProjectID: project, RequestID: uuid.NewString(), Data: []byte(data), Created: created}
 	}
-	same := func(t *testing.T, got, want *transcribe.LeMURRecord) {
+	same := func(t *testing.T, got, want *driver.LeMURRecord) {
 		t.Helper()
 		if got == nil || got.ProjectID != want.ProjectID || got.RequestID != want.RequestID ||
 			!bytes.Equal(got.Data, want.Data) || !got.Created.Equal(want.Created) {
@@ -95,7 +96,7 @@ func RunLeMURStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.LeM
 	t.Run("Sweep", func(t *testing.T) {
 		s := newStore(t)
 		old1, old2, fresh := rec("p", "a", now.Add(-48*time.Hour)), rec("q", "b", now.Add(-25*time.Hour)), rec("p", "c", now)
-		for _, r := range []*transcribe.LeMURRecord{old1, old2, fresh} {
+		for _, r := range []*driver.LeMURRecord{old1, old2, fresh} {
 			if err := s.PutLeMUR(ctx, r); err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +105,7 @@ func RunLeMURStoreTests(t *testing.T, newStore func(t *testing.T) transcribe.LeM
 		if err != nil || n != 2 {
 			t.Fatalf("sweep: %d, %v; want 2", n, err)
 		}
-		for _, r := range []*transcribe.LeMURRecord{old1, old2} {
+		for _, r := range []*driver.LeMURRecord{old1, old2} {
 			if _, err := s.GetLeMUR(ctx, r.ProjectID, r.RequestID); !errors.Is(err, transcribe.ErrNotFound) {
 				t.Fatalf("swept record: %v", err)
 			}
