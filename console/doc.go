@@ -110,4 +110,10 @@
 // resampler in Node on test tones. Screenshots go to a temporary
 // directory, or to -screenshots DIR; -update-screenshot rewrites
 // docs/console.png from the playing transcript.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: Assets (the
+// embedded files, for servers that serve them their own way) and CSP (the
+// Content-Security-Policy they need).
 package console

@@ -13,7 +13,7 @@
 //     ParseSearchTerms validates the form-decoded `words` value (its errors
 //     are *transcribe.ParamError, HTTP 400) and Search returns
 //     WordSearchResponse.
-//   - Normalize: the case- and punctuation-folding used by Search, for
+//   - normalize: the case- and punctuation-folding used by Search, for
 //     callers that want the same matching.
 //
 // # Captions
@@ -78,7 +78,7 @@
 //
 // # Word search
 //
-// Terms are compared by Normalize keys (lowercase, punctuation removed,
+// Terms are compared by normalize keys (lowercase, punctuation removed,
 // inner apostrophes and decimal points kept), so "$25" matches "25" and
 // "hello" matches "Hello,". A phrase matches consecutive words. For each
 // occurrence Search reports [start, end] of the matched words and, in
@@ -86,4 +86,12 @@
 // words array, so timestamps, indexes and count always agree. Terms with no
 // occurrence are left out of the response, as in the API's documented
 // example.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the response
+// shapes of the export endpoints (SentencesResponse, ParagraphsResponse,
+// WordSearchResponse, Sentence, Paragraph, Match) for Go callers that decode
+// them, and the limits and defaults the spec gives (Max*, Default*,
+// *MaxWords, *PauseMillis).
 package export

@@ -299,7 +299,7 @@ func FuzzSearch(f *testing.F) {
 		var keys []string
 		var wordOf []int
 		for i, x := range ws {
-			if k := Normalize(x.Text); k != "" {
+			if k := normalize(x.Text); k != "" {
 				keys = append(keys, k)
 				wordOf = append(wordOf, i)
 			}
@@ -312,7 +312,7 @@ func FuzzSearch(f *testing.F) {
 			}
 			var phrase []string
 			for _, f := range strings.Fields(m.Text) {
-				if k := Normalize(f); k != "" {
+				if k := normalize(f); k != "" {
 					phrase = append(phrase, k)
 				}
 			}

@@ -57,15 +57,15 @@ func ParseSearchTerms(raw string) ([]string, error) {
 	return terms, nil
 }
 
-// Normalize returns the comparison key of one word for search: lowercase,
+// normalize returns the comparison key of one word for search: lowercase,
 // with punctuation and symbols removed. Kept are letters, digits and marks;
 // an apostrophe (' ’ ʼ, written ') between two letters or digits
 // ("don't", "rock'n'roll"); and a period between two digits ("3.5"). So
 // "Hello," → "hello", "$25" → "25", "25%" → "25", "1,000" → "1000",
 // "well-known" → "wellknown", "U.S." → "us", "'tis" → "tis". Spaces are
-// removed too: Normalize is for a single token; Search splits terms on
+// removed too: normalize is for a single token; Search splits terms on
 // whitespace first.
-func Normalize(token string) string {
+func normalize(token string) string {
 	rs := []rune(strings.ToLower(token))
 	inner := func(i int, keep func(rune) bool) bool {
 		return i > 0 && i < len(rs)-1 && keep(rs[i-1]) && keep(rs[i+1])
@@ -94,7 +94,7 @@ func isWordRune(r rune) bool {
 }
 
 // Search finds each term in the transcript's words. Matching compares
-// Normalize keys, so it ignores case and punctuation: "hello" finds "Hello,"
+// normalize keys, so it ignores case and punctuation: "hello" finds "Hello,"
 // and "$25" finds "25". A term of several words matches that many
 // consecutive words; words that normalise to nothing (a lone "-" or "&") are
 // skipped, on both sides. Occurrences are counted left to right without
@@ -120,7 +120,7 @@ func Search(t *transcribe.Transcript, terms []string) *WordSearchResponse {
 	toks := make([]token, 0, len(t.Words))
 	where := make(map[string][]int)
 	for i, w := range t.Words {
-		if k := Normalize(w.Text); k != "" {
+		if k := normalize(w.Text); k != "" {
 			where[k] = append(where[k], len(toks))
 			toks = append(toks, token{k, i})
 		}
@@ -131,7 +131,7 @@ func Search(t *transcribe.Transcript, terms []string) *WordSearchResponse {
 		text := strings.TrimSpace(term)
 		var keys []string
 		for _, f := range strings.Fields(text) {
-			if k := Normalize(f); k != "" {
+			if k := normalize(f); k != "" {
 				keys = append(keys, k)
 			}
 		}

@@ -61,8 +61,8 @@ func TestNormalize(t *testing.T) {
 		"(quietly)": "quietly", "Çà": "çà", "naïve": "naïve", "-": "", "&": "", "": "",
 		`"New`: "new", "York!?": "york", "x²": "x²",
 	} {
-		if got := Normalize(in); got != want {
-			t.Errorf("Normalize(%q) = %q, want %q", in, got, want)
+		if got := normalize(in); got != want {
+			t.Errorf("normalize(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -85,4 +85,14 @@
 //
 // This package is the one place where transcribe errors become HTTP status
 // codes. API is safe for concurrent use.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the request-id
+// helpers for embedders' own middleware and logs (RequestID,
+// ContextWithRequestID, ValidRequestID, RequestIDHeader,
+// MaxRequestIDLength), the idempotency header and window
+// (IdempotencyHeader, IdempotencyTTL), the list page's shapes (ListPage,
+// ListItem, PageDetails), TimeLayout, and the endpoint sets Config takes
+// (Endpoints, EndpointsAll).
 package httpapi

@@ -124,16 +124,16 @@ func (a *API) outage(ctx context.Context, err error) (string, bool) {
 	if errors.Is(err, transcribe.ErrClosed) {
 		return "Service unavailable: the server is shutting down; try again shortly", true
 	}
-	if Unavailable(err) {
+	if unavailable(err) {
 		return "Service unavailable: storage is not answering; try again shortly", true
 	}
 	return "", false
 }
 
-// Unavailable reports whether err is a store's failure to answer (see
+// unavailable reports whether err is a store's failure to answer (see
 // outage) rather than a fault of the request or of the data: a failure a
 // client should retry.
-func Unavailable(err error) bool {
+func unavailable(err error) bool {
 	if err == nil {
 		return false
 	}

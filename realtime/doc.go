@@ -255,4 +255,19 @@
 // golang.org/x/sys/unix for one call: clock_gettime of the calling
 // thread's CPU time (cpu_linux.go), which the load admission charges to
 // each session; the standard library has no thread CPU clock.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the v2
+// protocol's vocabulary for clients and tests that speak it — message types
+// (Message, MessageType and the Type* values, SessionBegins,
+// PartialTranscript, FinalTranscript, SessionInformation, SessionResumed,
+// SessionTerminated, Word, ErrorMessage), close codes (CloseCode and the
+// Close* values) and the errors that carry them (Err*, matched with
+// errors.Is), the spec's limits and the defaults Config documents (Min*,
+// Max*, Default*, Encodings, States); the admission policies (AdmitAll,
+// LoadAdmission with LoadStats and IgnoreMachineLoad) and the kinds of
+// recognizer call and session event that Config's hooks report (Call,
+// CallKind, SessionEventKind); and Session/NewSession, a session without the
+// WebSocket for embedders with a transport of their own.
 package realtime

@@ -15,6 +15,6 @@ const (
 // Encodings lists the accepted encodings.
 func Encodings() []Encoding { return engine.Encodings() }
 
-// MulawEncode encodes 16-bit PCM as G.711 mu-law bytes (the inverse of
+// mulawEncode encodes 16-bit PCM as G.711 mu-law bytes (the inverse of
 // what the service decodes for encoding=pcm_mulaw).
-func MulawEncode(samples []int16) []byte { return engine.MulawEncode(samples) }
+func mulawEncode(samples []int16) []byte { return engine.MulawEncode(samples) }

@@ -226,7 +226,7 @@ func TestSessionBase64AudioAndMulaw(t *testing.T) {
 	for i := 0; i+1 < len(pcm); i += 2 {
 		samples = append(samples, int16(uint16(pcm[i])|uint16(pcm[i+1])<<8))
 	}
-	mu := MulawEncode(samples)
+	mu := mulawEncode(samples)
 	for off := 0; off < len(mu); off += 800 { // 100 ms at 8 kHz, 1 byte each
 		h.clock.Advance(100 * time.Millisecond)
 		msg := fmt.Sprintf(`{"audio_data":%q}`, base64.StdEncoding.EncodeToString(mu[off:min(off+800, len(mu))]))

@@ -79,7 +79,7 @@ func TestSessionRealSpeechMulaw8k(t *testing.T) {
 	w := testaudio.Sox(t, "wav", testaudio.Speech(t, "slt", "we need more money"), "-r", "8000")
 	speech := streamtest.WAVPCM(t, w)
 	pcm := streamtest.Cat(streamtest.Silence(200, 8000), speech, streamtest.Silence(800, 8000))
-	finals, _ := runSpeech(t, MulawEncode(int16s(pcm)), 8000, EncodingPCMMulaw)
+	finals, _ := runSpeech(t, mulawEncode(int16s(pcm)), 8000, EncodingPCMMulaw)
 	if len(finals) != 1 || len(finals[0].Words) < 2 {
 		t.Fatalf("finals %+v", finals)
 	}

@@ -176,4 +176,18 @@
 //     needs a universal-2 model ("best", "universal" or unset).
 //   - Silent or empty media ends in status error with a reason.
 //   - An upload is transcribed once: a second submit of it is a 400.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the wire
+// schema's field types and enum values (AudioQuality, Domain and
+// DomainMedical, SubstitutionPolicy, BoostParam with BoostLow, BoostDefault
+// and BoostHigh, CodeSwitchingLanguage, Warning, Metadata, SpeakerOptions,
+// ListEntry, ...), which a Go caller sets in TranscriptParams and reads from
+// Transcript; the spec's limits (MaxWordBoostTerms, MaxKeytermsPro,
+// MaxPromptWords, MaxURLBytes, Min/MaxContentSafetyConf) and the defaults
+// Config and the parameters document (Default*), for front ends that state
+// them; the job event kinds and outcomes Config.OnJob reports (JobEventKind,
+// JobOutcome, JobRetried, JobInterrupted, JobLost, ...); HTTPFetcher, the
+// default Fetcher an embedder wraps, and NotifierFunc.
 package transcribe

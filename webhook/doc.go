@@ -80,4 +80,12 @@
 // Service's outbox may re-send a result's notifications safely. Invalid
 // notifications also wrap transcribe.ErrNotificationRefused, which the
 // Service does not retry.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the retry
+// policy's parts and their defaults (Backoff, CheckRetry, DefaultPolicy,
+// DefaultBackoff, DefaultCheckRetry, DefaultMaxRetries, DefaultRetryInterval,
+// DefaultTimeout), Body (the JSON a receiver decodes), UserAgent (the header
+// a receiver can check) and ErrInvalid.
 package webhook

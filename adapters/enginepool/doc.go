@@ -35,4 +35,10 @@
 // server's state. Config.OnEvent is the metrics hook (server/metrics
 // turns it into earshot_engine_server_requests_in_flight,
 // _requests_total{outcome} and _up, labelled with the engine and server).
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the defaults
+// Config documents (DefaultCheckTimeout, DefaultRecheckInterval), the event
+// kinds and Slot its observer hook reports, and ErrClosed.
 package enginepool

@@ -165,4 +165,10 @@
 // golang.org/x/sys/unix names the signal that ended a crashed worker
 // (unix.SignalName) in the error and log line; the standard library has
 // no signal-name table.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the defaults
+// Config documents (Default*), Factory, and the errors callers match with
+// errors.Is (ErrClosed, ErrNotRegistered, ErrNotStreaming).
 package isolate

@@ -64,7 +64,7 @@ type Request struct {
 // Form returns the multipart fields of one request besides "file".
 type Form func(r Request) []Field
 
-// StandardFields are the fields of OpenAI's createTranscription that this
+// standardFields are the fields of OpenAI's createTranscription that this
 // package uses: model, response_format verbose_json, both timestamp
 // granularities (word and segment), temperature 0, and language and prompt
 // when set. It is the default Form (with Config.Model); a custom Form can
@@ -74,7 +74,7 @@ type Form func(r Request) []Field
 //		return append(openai.StandardFields("Systran/faster-whisper-small", r),
 //			openai.Field{Name: "hotwords", Value: strings.Join(r.WordBoost, " ")})
 //	}
-func StandardFields(model string, r Request) []Field {
+func standardFields(model string, r Request) []Field {
 	f := []Field{
 		{"model", model},
 		{"response_format", "verbose_json"},
@@ -96,18 +96,18 @@ func StandardFields(model string, r Request) []Field {
 // not answer.
 type Backoff func(retry int, resp *http.Response) time.Duration
 
-// DefaultBackoff honours a Retry-After header (seconds or an HTTP date, at
+// defaultBackoff honours a Retry-After header (seconds or an HTTP date, at
 // most a minute) and otherwise waits 1 s, 2 s, 4 s, ... up to 30 s.
-func DefaultBackoff(retry int, resp *http.Response) time.Duration {
-	if d, ok := RetryAfter(resp, time.Now()); ok {
+func defaultBackoff(retry int, resp *http.Response) time.Duration {
+	if d, ok := retryAfter(resp, time.Now()); ok {
 		return min(d, time.Minute)
 	}
 	d := time.Second << min(max(retry-1, 0), 5)
 	return min(d, 30*time.Second)
 }
 
-// RetryAfter reads resp's Retry-After header relative to now.
-func RetryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
+// retryAfter reads resp's Retry-After header relative to now.
+func retryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
 	if resp == nil {
 		return 0, false
 	}
@@ -164,7 +164,7 @@ type Config struct {
 	// Name is reported as the model used (speech_model_used) and prefixes
 	// errors. Default Model.
 	Name string
-	// Form builds each request's fields. Default StandardFields(Model, r).
+	// Form builds each request's fields. Default standardFields(Model, r).
 	Form Form
 	// DetectLanguage is sent as "language" when the language is to be
 	// detected. Default "" (the field is left out, which is how the OpenAI
@@ -188,7 +188,7 @@ type Config struct {
 	// or 5xx answer or no connection. Default DefaultMaxRetries (3);
 	// negative means none.
 	MaxRetries int
-	// Backoff spaces the retries. Default DefaultBackoff.
+	// Backoff spaces the retries. Default defaultBackoff.
 	Backoff Backoff
 	// Sleep waits d or until ctx ends (returning ctx.Err()). Default a
 	// timer; tests inject one that does not sleep.
@@ -227,7 +227,7 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Form == nil {
 		model := c.Model
-		c.Form = func(r Request) []Field { return StandardFields(model, r) }
+		c.Form = func(r Request) []Field { return standardFields(model, r) }
 	}
 	if len(c.Languages) == 0 {
 		c.Languages = WhisperLanguages()
@@ -248,7 +248,7 @@ func (c Config) withDefaults() Config {
 		c.MaxRetries = 0
 	}
 	if c.Backoff == nil {
-		c.Backoff = DefaultBackoff
+		c.Backoff = defaultBackoff
 	}
 	if c.Sleep == nil {
 		c.Sleep = sleep
@@ -350,9 +350,9 @@ func checkRoot(root string) error {
 	return nil
 }
 
-// ServerName is how a pool names the server at root in errors, events
+// serverName is how a pool names the server at root in errors, events
 // and metrics: the URL without its user and password.
-func ServerName(root string) string {
+func serverName(root string) string {
 	u, err := url.Parse(strings.TrimRight(root, "/"))
 	if err != nil {
 		return root

@@ -47,7 +47,7 @@ func New(cfg Config) (*Recognizer, error) {
 	names := make([]string, len(roots))
 	for i, root := range roots {
 		r.urls = append(r.urls, strings.TrimRight(root, "/")+cfg.Path)
-		names[i] = ServerName(root)
+		names[i] = serverName(root)
 	}
 	check := cfg.HealthCheck
 	if check == nil {

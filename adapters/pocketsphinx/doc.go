@@ -214,4 +214,10 @@
 // A Recognizer is safe for concurrent use: each Recognize call and each
 // Stream holds one pooled decoder exclusively. A Stream is not safe for
 // concurrent use. Library logging is disabled process-wide.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: Stream (the
+// type StartStream returns), Fillers, the defaults Config documents
+// (DefaultModelDir, DefaultIdleTimeout) and ErrClosed.
 package pocketsphinx

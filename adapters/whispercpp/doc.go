@@ -9,7 +9,7 @@
 // server's model is loaded (each server's, with several: see below). The exchange itself — multipart upload,
 // retries, chunking at pauses, reading verbose_json, word normalization —
 // is adapters/openai's (the two endpoints share whisper-server's handler),
-// configured with whisper.cpp's own fields (Fields):
+// configured with whisper.cpp's own fields (fields):
 //
 //   - response_format=verbose_json, temperature (Config.Temperature, 0),
 //     split_on_word=true so long segments wrap between words;
@@ -86,4 +86,10 @@
 // # Concurrency
 //
 // A Recognizer is safe for concurrent use.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: Recognizer (the
+// type New returns) and the defaults Config documents (DefaultName,
+// DefaultInferencePath, DefaultFileFormats).
 package whispercpp

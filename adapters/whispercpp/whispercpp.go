@@ -98,13 +98,13 @@ type Recognizer struct {
 
 var _ transcribe.FileRecognizer = (*Recognizer)(nil)
 
-// Fields returns the fields the adapter sends for req, before
+// fields returns the fields the adapter sends for req, before
 // Config.ExtraFields: response_format verbose_json, temperature,
 // split_on_word true (so that long segments are wrapped between words),
 // language (the code, or "auto" to detect), no_language_probabilities when
 // the language is given (the server skips a second detection pass), and
 // prompt when there is one.
-func Fields(req openai.Request, temperature float64) []openai.Field {
+func fields(req openai.Request, temperature float64) []openai.Field {
 	f := []openai.Field{
 		{Name: "response_format", Value: "verbose_json"},
 		{Name: "temperature", Value: strconv.FormatFloat(temperature, 'f', -1, 64)},
@@ -180,7 +180,7 @@ func New(cfg Config) (*Recognizer, error) {
 		Path:             cfg.InferencePath,
 		Name:             cfg.Name,
 		Model:            cfg.Name,
-		Form:             func(r openai.Request) []openai.Field { return append(Fields(r, temp), extra...) },
+		Form:             func(r openai.Request) []openai.Field { return append(fields(r, temp), extra...) },
 		Languages:        cfg.Languages,
 		PromptTokens:     cfg.PromptTokens,
 		Timeout:          cfg.Timeout,

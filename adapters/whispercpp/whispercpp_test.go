@@ -320,10 +320,10 @@ func TestFeaturesAndConfig(t *testing.T) {
 			t.Errorf("New(%+v) = %v, want %q", c.cfg, err, c.want)
 		}
 	}
-	got := Fields(openai.Request{Prompt: "Earshot."}, 0.2)
+	got := fields(openai.Request{Prompt: "Earshot."}, 0.2)
 	want := []openai.Field{{Name: "response_format", Value: "verbose_json"}, {Name: "temperature", Value: "0.2"}, {Name: "split_on_word", Value: "true"}, {Name: "language", Value: "auto"}, {Name: "prompt", Value: "Earshot."}}
 	if !slices.Equal(got, want) {
-		t.Errorf("Fields = %v", got)
+		t.Errorf("fields = %v", got)
 	}
 }
 

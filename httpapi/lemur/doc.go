@@ -61,4 +61,11 @@
 // the tokens the server reported, or the estimate when it reported none.
 // Answers are sealed (AES-256-GCM, Config.Key) and kept in Config.Store
 // for Config.Retention; DELETE purges one.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the LeMUR
+// request and response shapes (Response, QA, Usage, Kind and the Kind*
+// values) for Go clients that decode them, the spec's limits (Max*), the
+// defaults Config documents (Default*) and Handler, which an embedder mounts.
 package lemur

@@ -129,4 +129,13 @@
 // transcript's error is shown when it is about the media; the Service's
 // fixed sentences for its own failures are told apart by their text
 // (the only signal a Transcript carries), pinned by a test.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: OpenAI's
+// transcription response shapes (Transcription, TranscriptionVerbose,
+// TranscriptionDiarized, Segment, DiarizedSegment, Word, Usage, Model,
+// ModelList, Error and its Type* values) for Go clients that decode them,
+// the response_format values (Format*, Formats), Render for front ends of
+// their own, and the defaults Config documents (Default*).
 package openaiapi

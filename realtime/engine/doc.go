@@ -69,7 +69,7 @@
 // The turn-end probability comes from Config.TurnEnd(words, pause): the
 // open turn's current words and the pause so far. A sentence-end model
 // (the punctuation model of transcribe/textfmt/punctmodel, once it
-// exposes one) is its intended implementation; nil uses PauseTurnEnd
+// exposes one) is its intended implementation; nil uses pauseTurnEnd
 // (the pause over MaxSilence). It is called only when Confidence is above
 // 0 during a pause between MinSilence and MaxSilence, and once per
 // Partial or Final.
@@ -90,4 +90,12 @@
 //
 // A Session is safe for concurrent use; calls are serialised. Hooks
 // (Format, TurnEnd) run with the session locked.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the values an
+// embedder's transport switches on — EventKind, the end causes of a turn
+// (EndCause and the End* values), the recognizer operations Config's hook
+// reports (Op and the Op* values) — and the defaults and frame sizes Options
+// documents (DefaultEndpointing, SpeechFrames).
 package engine

@@ -33,9 +33,9 @@ const (
 // it must be quick and must not call the Session.
 type TurnEndFunc func(words []transcribe.Word, pause time.Duration) float64
 
-// PauseTurnEnd is the TurnEndFunc used when Config.TurnEnd is nil: the
+// pauseTurnEnd is the TurnEndFunc used when Config.TurnEnd is nil: the
 // pause over max (1 once the pause reaches max), whatever the words.
-func PauseTurnEnd(max time.Duration) TurnEndFunc {
+func pauseTurnEnd(max time.Duration) TurnEndFunc {
 	return func(_ []transcribe.Word, pause time.Duration) float64 {
 		if max <= 0 || pause >= max {
 			return 1
@@ -60,7 +60,7 @@ type Config struct {
 	Format func([]transcribe.Word) []transcribe.Word
 
 	// TurnEnd estimates whether a pause ends the turn (see Endpointing).
-	// Default nil: PauseTurnEnd(Endpointing.MaxSilence).
+	// Default nil: pauseTurnEnd(Endpointing.MaxSilence).
 	TurnEnd TurnEndFunc
 
 	// Now is the clock (Tick's no-audio endpoint). Default time.Now.

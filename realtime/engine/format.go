@@ -77,9 +77,9 @@ func toWords(ws []transcribe.Word, final bool) []Word {
 	return out
 }
 
-// TranscribeWords returns ws as transcribe.Words (for a TurnEndFunc, or
+// transcribeWords returns ws as transcribe.Words (for a TurnEndFunc, or
 // for Config.Format).
-func TranscribeWords(ws []Word) []transcribe.Word {
+func transcribeWords(ws []Word) []transcribe.Word {
 	out := make([]transcribe.Word, len(ws))
 	for i, w := range ws {
 		out[i] = transcribe.Word{Text: w.Text, Start: w.Start, End: w.End, Confidence: w.Confidence}

@@ -165,7 +165,7 @@ func (s *Session) Write(b []byte) ([]Event, error) {
 func (s *Session) turnEnd(pause time.Duration) float64 {
 	f := s.cfg.TurnEnd
 	if f == nil {
-		f = PauseTurnEnd(s.ep.MaxSilence)
+		f = pauseTurnEnd(s.ep.MaxSilence)
 	}
 	p := f(s.hypWords, pause)
 	switch {

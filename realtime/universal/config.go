@@ -15,7 +15,7 @@ import (
 // Config configures a Handler. Zero values mean the documented default.
 type Config struct {
 	// Engine is the session engine's configuration: Recognizer (required),
-	// TurnEnd (the end-of-turn probability; nil: ModelTurnEnd of the
+	// TurnEnd (the end-of-turn probability; nil: modelTurnEnd of the
 	// committed punctuation model, punctmodel.Default()), Format (the
 	// formatted copy of an ended turn), timing.
 	// Engine.Now is set to Now.
@@ -132,7 +132,7 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Engine.TurnEnd == nil {
 		if m, err := punctmodel.Default(); err == nil {
-			c.Engine.TurnEnd = ModelTurnEnd(m)
+			c.Engine.TurnEnd = modelTurnEnd(m)
 		} else {
 			c.Logger.Warn("v3 turn ends on pauses alone: the punctuation model did not load", "err", err.Error())
 		}

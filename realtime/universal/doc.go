@@ -12,7 +12,7 @@
 //     Handler.TokenHandler serves GET /v3/token. Config.Engine.Recognizer
 //     and Config.Authenticate are required. httpapi mounts both
 //     (httpapi.Config.Streaming, StreamingToken).
-//   - ParseQuery and ParseClient read the query string and client text
+//   - parseQuery and parseClient read the query string and client text
 //     frames; errors are *Error (close code and text).
 //   - Messages: Begin, Turn (Word), SpeechStarted, Termination, Warning,
 //     ErrorMessage; client messages Terminate, ForceEndpoint, KeepAlive,
@@ -40,7 +40,7 @@
 // end-of-turn probability reaches end_of_turn_confidence_threshold, and
 // after max_turn_silence whatever it is. The probability is
 // Config.Engine.TurnEnd over the turn's words and the pause so far; by
-// default ModelTurnEnd: the punctuation model's (transcribe/textfmt/
+// default modelTurnEnd: the punctuation model's (transcribe/textfmt/
 // punctmodel) probability that a sentence ends after the last word, so
 // "we need more money for the new school" ends on a short pause (0.88 at
 // 400 ms) and "we need more money for the" does not (0.003), until
@@ -128,4 +128,16 @@
 // Handler and Session are safe for concurrent use. Each connection runs one
 // reading goroutine and one that feeds the session, applies the clock every
 // Config.TickInterval and writes its messages, in order.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the
+// Universal-Streaming (v3) protocol's vocabulary for clients and tests that
+// speak it — the messages (Begin, Turn, Termination, SpeechStarted, Warning,
+// Error, ErrorMessage, Word, ClientMessage and the Type* values), close codes
+// (Close* and CloseCodes), the query's Settings and Options with their
+// limits and defaults (Min*, Max*, Default*, Encodings, SpeechModels), the
+// warnings it sends (Warning*), the reasons a session ends (Reason, ErrEnded,
+// ErrTerminated, matched with errors.Is) and Session for embedders with a
+// transport of their own.
 package universal

@@ -109,7 +109,7 @@ func (h *Handler) open(ctx context.Context, r *http.Request) (*Session, string, 
 	if e != nil {
 		return nil, "", e
 	}
-	opts, e := ParseQuery(q)
+	opts, e := parseQuery(q)
 	if e != nil {
 		return nil, "", e
 	}

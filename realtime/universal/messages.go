@@ -45,8 +45,8 @@ type Begin struct {
 	ExpiresAt int64  `json:"expires_at"` // Unix seconds
 }
 
-// NewBegin returns the Begin message of session id.
-func NewBegin(id string, expiresAt time.Time) Begin {
+// newBegin returns the Begin message of session id.
+func newBegin(id string, expiresAt time.Time) Begin {
 	return Begin{Type: TypeBegin, ID: id, ExpiresAt: expiresAt.Unix()}
 }
 
@@ -89,9 +89,9 @@ type Termination struct {
 	SessionDurationSeconds float64 `json:"session_duration_seconds"`
 }
 
-// NewTermination returns the Termination message (durations to the
+// newTermination returns the Termination message (durations to the
 // millisecond).
-func NewTermination(audio, session time.Duration) Termination {
+func newTermination(audio, session time.Duration) Termination {
 	r := func(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 }
 	return Termination{Type: TypeTermination, AudioDurationSeconds: r(audio), SessionDurationSeconds: r(session)}
 }
@@ -112,8 +112,8 @@ type Warning struct {
 	Warning     string `json:"warning"`
 }
 
-// NewWarning returns a Warning message.
-func NewWarning(code int, text string) Warning {
+// newWarning returns a Warning message.
+func newWarning(code int, text string) Warning {
 	return Warning{Type: TypeWarning, WarningCode: code, Warning: text}
 }
 
@@ -132,12 +132,12 @@ var updateKeys = []string{
 	"max_turn_silence", "format_turns", "keyterms_prompt", "filter_profanity",
 }
 
-// ParseClient parses a client text frame; cur are the session's settings,
+// parseClient parses a client text frame; cur are the session's settings,
 // which an UpdateConfiguration changes (in the returned copy). Errors are
 // 3006: "Invalid JSON", "Invalid Message" (not an object, no type, a
 // field of the wrong form or out of range, an unknown field) or "Invalid
 // Message Type". Trailing whitespace is fine.
-func ParseClient(b []byte, cur Settings) (ClientMessage, *Error) {
+func parseClient(b []byte, cur Settings) (ClientMessage, *Error) {
 	b = bytes.TrimSpace(b)
 	if !json.Valid(b) {
 		return ClientMessage{}, errorf(CloseInputValidation, "Invalid JSON: %s", clip(b))

@@ -73,10 +73,10 @@ var queryKeys = []string{
 	"keyterms_prompt", "inactivity_timeout", "language_detection", "speech_model", "filter_profanity",
 }
 
-// ParseQuery reads and validates the /v3/ws query string. Every problem
+// parseQuery reads and validates the /v3/ws query string. Every problem
 // is a 3006 *Error naming the parameter: an unknown parameter, a repeated
 // one, a missing sample_rate or a value of the wrong form or out of range.
-func ParseQuery(q url.Values) (Options, *Error) {
+func parseQuery(q url.Values) (Options, *Error) {
 	o := Options{
 		Encoding:    "pcm_s16le",
 		SpeechModel: DefaultSpeechModel,

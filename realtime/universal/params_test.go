@@ -11,7 +11,7 @@ import (
 
 func TestParseQueryDefaultsAndValues(t *testing.T) {
 	t.Parallel()
-	o, e := ParseQuery(url.Values{"sample_rate": {"16000"}})
+	o, e := parseQuery(url.Values{"sample_rate": {"16000"}})
 	if e != nil {
 		t.Fatal(e)
 	}
@@ -23,7 +23,7 @@ func TestParseQueryDefaultsAndValues(t *testing.T) {
 	q, _ := url.ParseQuery("sample_rate=8000.0&encoding=pcm_mulaw&format_turns=True&end_of_turn_confidence_threshold=0.7" +
 		"&min_turn_silence=160&max_turn_silence=2400&keyterms_prompt=%5B%22Earshot%22%2C%22 pocketsphinx %22%5D" +
 		"&inactivity_timeout=30&language_detection=true&speech_model=universal-streaming-multilingual&filter_profanity=false&token=x")
-	o, e = ParseQuery(q)
+	o, e = parseQuery(q)
 	if e != nil {
 		t.Fatal(e)
 	}
@@ -34,7 +34,7 @@ func TestParseQueryDefaultsAndValues(t *testing.T) {
 		t.Fatalf("got %+v, want %+v", o, want)
 	}
 	// The old name of min_turn_silence.
-	o, e = ParseQuery(url.Values{"sample_rate": {"16000"}, "min_end_of_turn_silence_when_confident": {"300"}})
+	o, e = parseQuery(url.Values{"sample_rate": {"16000"}, "min_end_of_turn_silence_when_confident": {"300"}})
 	if e != nil || o.MinTurnSilence != 300*time.Millisecond {
 		t.Fatalf("%+v %v", o, e)
 	}
@@ -82,7 +82,7 @@ func TestParseQueryRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, e := ParseQuery(q)
+		_, e := parseQuery(q)
 		if e == nil || e.Code != CloseInputValidation || !strings.Contains(e.Text, c.want) || !strings.HasPrefix(e.Text, "Input validation error: ") {
 			t.Errorf("%q: got %v, want 3006 with %q", c.query, e, c.want)
 		}
@@ -91,7 +91,7 @@ func TestParseQueryRefusals(t *testing.T) {
 	for i := range many {
 		many[i] = `"t"`
 	}
-	_, e := ParseQuery(url.Values{"sample_rate": {"16000"}, "keyterms_prompt": {"[" + strings.Join(many, ",") + "]"}})
+	_, e := parseQuery(url.Values{"sample_rate": {"16000"}, "keyterms_prompt": {"[" + strings.Join(many, ",") + "]"}})
 	if e == nil || !strings.Contains(e.Text, "holds 101 terms; the most is 100") {
 		t.Errorf("101 keyterms: %v", e)
 	}
@@ -101,12 +101,12 @@ func TestParseClient(t *testing.T) {
 	t.Parallel()
 	cur := Settings{EndOfTurnConfidenceThreshold: 0.4, MinTurnSilence: 400 * time.Millisecond, MaxTurnSilence: 1280 * time.Millisecond, Keyterms: []string{"a"}}
 	for _, typ := range []string{"Terminate", "ForceEndpoint", "KeepAlive"} {
-		m, e := ParseClient([]byte(`{"type":"`+typ+`"}`+"\n"), cur)
+		m, e := parseClient([]byte(`{"type":"`+typ+`"}`+"\n"), cur)
 		if e != nil || m.Type != typ || m.Update != nil {
 			t.Errorf("%s: %+v %v", typ, m, e)
 		}
 	}
-	m, e := ParseClient([]byte(`{"type":"UpdateConfiguration","end_of_turn_confidence_threshold":0.9,"min_turn_silence":100,"max_turn_silence":3000,"format_turns":true,"filter_profanity":true,"keyterms_prompt":["b"]}`), cur)
+	m, e := parseClient([]byte(`{"type":"UpdateConfiguration","end_of_turn_confidence_threshold":0.9,"min_turn_silence":100,"max_turn_silence":3000,"format_turns":true,"filter_profanity":true,"keyterms_prompt":["b"]}`), cur)
 	if e != nil {
 		t.Fatal(e)
 	}
@@ -118,9 +118,9 @@ func TestParseClient(t *testing.T) {
 		t.Fatalf("update %+v, want %+v", got, want)
 	}
 	if cur.Keyterms[0] != "a" {
-		t.Fatal("ParseClient changed the current settings")
+		t.Fatal("parseClient changed the current settings")
 	}
-	m, e = ParseClient([]byte(`{"type":"UpdateConfiguration","min_end_of_turn_silence_when_confident":200}`), cur)
+	m, e = parseClient([]byte(`{"type":"UpdateConfiguration","min_end_of_turn_silence_when_confident":200}`), cur)
 	if e != nil || m.Update.MinTurnSilence != 200*time.Millisecond || m.KeytermsChanged {
 		t.Fatalf("%+v %v", m, e)
 	}
@@ -139,7 +139,7 @@ func TestParseClient(t *testing.T) {
 		{`{"type":"UpdateConfiguration","format_turns":"true"}`, "format_turns must be true or false"},
 		{`{"type":"UpdateConfiguration","keyterms_prompt":"a"}`, "keyterms_prompt must be an array of strings"},
 	} {
-		_, e := ParseClient([]byte(c.in), cur)
+		_, e := parseClient([]byte(c.in), cur)
 		if e == nil || e.Code != CloseInputValidation || !strings.Contains(e.Text, c.want) {
 			t.Errorf("%s: got %v, want 3006 with %q", c.in, e, c.want)
 		}
@@ -155,7 +155,7 @@ func FuzzParseQuery(f *testing.F) {
 		if err != nil {
 			return
 		}
-		o, e := ParseQuery(q)
+		o, e := parseQuery(q)
 		if e != nil {
 			if e.Code != CloseInputValidation || e.Text == "" {
 				t.Fatalf("error %+v", e)
@@ -178,7 +178,7 @@ func FuzzParseClient(f *testing.F) {
 	}
 	cur := Settings{EndOfTurnConfidenceThreshold: 0.4, MinTurnSilence: 400 * time.Millisecond, MaxTurnSilence: 1280 * time.Millisecond}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, e := ParseClient(b, cur)
+		m, e := parseClient(b, cur)
 		if e != nil {
 			if e.Code != CloseInputValidation || e.Text == "" {
 				t.Fatalf("error %+v", e)

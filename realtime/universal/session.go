@@ -82,7 +82,7 @@ func newSession(cfg sessionConfig, eng *engine.Session, opts Options) *Session {
 func (s *Session) ID() string { return s.cfg.sessionID }
 
 // Begin returns the session's first message.
-func (s *Session) Begin() Begin { return NewBegin(s.cfg.sessionID, s.expiresAt) }
+func (s *Session) Begin() Begin { return newBegin(s.cfg.sessionID, s.expiresAt) }
 
 // Options returns the session's options as they are now (UpdateConfiguration
 // changes Settings).
@@ -105,7 +105,7 @@ func (s *Session) AudioDuration() time.Duration { return s.eng.AudioDuration() }
 // Warnings returns the Warning messages to send right after Begin.
 func (s *Session) Warnings() []any {
 	if s.opts.SpeechModel != DefaultSpeechModel {
-		return []any{NewWarning(WarningSpeechModel, fmt.Sprintf(
+		return []any{newWarning(WarningSpeechModel, fmt.Sprintf(
 			"speech_model %s is served by this server's one streaming recognizer (%s)", s.opts.SpeechModel, s.cfg.language))}
 	}
 	return nil
@@ -152,7 +152,7 @@ func (s *Session) Text(b []byte) ([]any, error) {
 	if s.ended {
 		return nil, ErrEnded
 	}
-	m, e := ParseClient(b, s.opts.Settings)
+	m, e := parseClient(b, s.opts.Settings)
 	if e != nil {
 		return s.fail(e)
 	}
@@ -172,7 +172,7 @@ func (s *Session) Text(b []byte) ([]any, error) {
 	}
 	var out []any
 	if m.KeytermsChanged {
-		out = append(out, NewWarning(WarningKeytermsFixed,
+		out = append(out, newWarning(WarningKeytermsFixed,
 			"keyterms_prompt cannot change during a session: the recognizer keeps the terms the session began with; start a new session for new terms"))
 		m.Update.Keyterms = s.opts.Keyterms
 	}
@@ -237,7 +237,7 @@ func (s *Session) terminate() ([]any, error) {
 		return append(out, m...), e
 	}
 	s.ended = true
-	return append(out, NewTermination(s.eng.AudioDuration(), s.cfg.now().Sub(s.started))), ErrTerminated
+	return append(out, newTermination(s.eng.AudioDuration(), s.cfg.now().Sub(s.started))), ErrTerminated
 }
 
 // after turns engine events into messages and maps an engine error.

@@ -8,11 +8,11 @@ import (
 	"github.com/earshot-dev/earshot/transcribe/textfmt/punctmodel"
 )
 
-// ModelTurnEnd is the end-of-turn probability of the punctuation model
+// modelTurnEnd is the end-of-turn probability of the punctuation model
 // (punctmodel.Model.TurnEnd): the probability that a sentence ends after
 // the turn's last word, from the words before it and the pause so far. It
 // is Config.Engine.TurnEnd when that is nil (with punctmodel.Default()).
-func ModelTurnEnd(m *punctmodel.Model) engine.TurnEndFunc {
+func modelTurnEnd(m *punctmodel.Model) engine.TurnEndFunc {
 	return func(words []transcribe.Word, pause time.Duration) float64 {
 		ws := make([]string, len(words))
 		for i, w := range words {

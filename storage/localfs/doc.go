@@ -24,4 +24,9 @@
 //
 // A *Store is safe for concurrent use by several goroutines and by several
 // processes sharing the directory.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: Store (the type
+// New returns) and ErrInvalidKey, which callers match with errors.Is.
 package localfs

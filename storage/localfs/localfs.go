@@ -62,9 +62,9 @@ func New(dir string) (*Store, error) {
 // Dir returns the absolute root directory.
 func (s *Store) Dir() string { return s.root }
 
-// ValidKey reports whether key is acceptable to the Store, with the reason
+// validKey reports whether key is acceptable to the Store, with the reason
 // when it is not.
-func ValidKey(key string) error {
+func validKey(key string) error {
 	switch {
 	case key == "":
 		return fmt.Errorf("%w: empty key", ErrInvalidKey)
@@ -90,7 +90,7 @@ func ValidKey(key string) error {
 
 // file returns the file path of key after validating it.
 func (s *Store) file(op, key string) (string, error) {
-	if err := ValidKey(key); err != nil {
+	if err := validKey(key); err != nil {
 		return "", err
 	}
 	return filepath.Join(s.root, filepath.FromSlash(key)), nil

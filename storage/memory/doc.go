@@ -21,4 +21,10 @@
 //     NextAttempt, ties broken by id.
 //   - CreateUpload of an id already present returns ErrExists.
 //   - After Close every method returns ErrClosed.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the types New,
+// NewBlobStore and NewLeMURStore return (Store, BlobStore, LeMURStore) and
+// ErrClosed.
 package memory

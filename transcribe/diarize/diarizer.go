@@ -566,10 +566,10 @@ func toSegments(labels []int, gap int) []Segment {
 	return segs
 }
 
-// Renumber returns segs sorted by start with speakers renumbered 0, 1, ...
+// renumber returns segs sorted by start with speakers renumbered 0, 1, ...
 // in order of first appearance; diarizers that number speakers otherwise
 // can use it before returning.
-func Renumber(segs []Segment) []Segment {
+func renumber(segs []Segment) []Segment {
 	out := append([]Segment(nil), segs...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	order := map[int]int{}

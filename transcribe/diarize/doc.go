@@ -24,7 +24,7 @@
 //     channel ("1", "2"), which is what the AssemblyAI API returns (its
 //     multichannel examples print "Channel {utterance.speaker}").
 //   - Diarizer is the engine contract; BIC (NewBIC) is the default.
-//     OptionsFor turns request parameters into Options: speakers_expected
+//     optionsFor turns request parameters into Options: speakers_expected
 //     fixes the count, otherwise min/max_speakers_expected bound it.
 //   - AssignSpeakers, BuildUtterances and Letter are the building blocks
 //     of the stages, for custom pipelines.
@@ -113,7 +113,15 @@
 // to float32 in [-1, 1] (resampling to the model's 16 kHz if needed), set
 // the cluster count to MinSpeakers when MinSpeakers == MaxSpeakers (or a
 // threshold otherwise), call Process, and return its segments (seconds to
-// milliseconds) passed through Renumber. Return an error wrapping
+// milliseconds) passed through renumber. Return an error wrapping
 // transcribe.ErrUnavailable when the library or the model files are
 // missing.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the building
+// blocks of the diarization stages for stage authors (AssignSpeakers,
+// BuildUtterances, Letter, Stages, Options, Segment, BIC and BICConfig,
+// ErrBadInput) and the evaluation measure its figures use (ScoreDER,
+// DERResult).
 package diarize

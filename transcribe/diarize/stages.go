@@ -51,10 +51,10 @@ func (s *SpeakerStage) diarizer() Diarizer {
 	return s.def
 }
 
-// OptionsFor derives diarizer options from request parameters:
+// optionsFor derives diarizer options from request parameters:
 // speakers_expected sets both bounds; otherwise speaker_options'
 // min_speakers_expected and max_speakers_expected do.
-func OptionsFor(p *transcribe.TranscriptParams) Options {
+func optionsFor(p *transcribe.TranscriptParams) Options {
 	var o Options
 	if p.SpeakersExpected != nil && *p.SpeakersExpected > 0 {
 		n := int(*p.SpeakersExpected)
@@ -85,7 +85,7 @@ func (s *SpeakerStage) Apply(ctx context.Context, job *transcribe.Job) error {
 	if err != nil || len(audio.Channels) == 0 {
 		return fmt.Errorf("diarize: speaker labels need the job's audio: %v", err)
 	}
-	opts := OptionsFor(&t.TranscriptParams)
+	opts := optionsFor(&t.TranscriptParams)
 	multi := transcribe.IsTrue(t.Multichannel) || transcribe.IsTrue(t.DualChannel)
 	if !multi || len(audio.Channels) == 1 {
 		segs, err := s.diarizer().Diarize(ctx, audio.Mono(), audio.SampleRate, opts)

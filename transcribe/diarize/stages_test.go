@@ -37,8 +37,8 @@ func TestOptionsFor(t *testing.T) {
 		{transcribe.TranscriptParams{SpeakerOptions: &transcribe.SpeakerOptions{MinSpeakersExpected: ip(6), MaxSpeakersExpected: ip(4)}}, Options{4, 4}},
 	}
 	for i, c := range cases {
-		if got := OptionsFor(&c.p); got != c.want {
-			t.Errorf("case %d: OptionsFor = %+v, want %+v", i, got, c.want)
+		if got := optionsFor(&c.p); got != c.want {
+			t.Errorf("case %d: optionsFor = %+v, want %+v", i, got, c.want)
 		}
 	}
 }

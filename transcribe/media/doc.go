@@ -35,7 +35,7 @@
 //   - Resampler converts sample rates with a Kaiser-windowed-sinc polyphase
 //     filter (75 dB stopband starting at the lower Nyquist frequency, flat
 //     passband to 86% of it); Decode uses it for the pure-Go formats.
-//   - WriteWAV writes 16-bit PCM WAV; EncodeMP3 and MP3Encoder encode MP3
+//   - WriteWAV writes 16-bit PCM WAV; encodeMP3 and MP3Encoder encode MP3
 //     through ffmpeg's libmp3lame.
 //
 // Errors: every failure caused by the media itself is a
@@ -59,4 +59,12 @@
 //
 // Decoder, MP3Encoder and the package functions are safe for concurrent
 // use; a Resampler is not.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the container
+// formats Sniff reports (Format* and Formats), the limits and defaults
+// Config documents (MinSampleRate, MaxSampleRate, DefaultMaxDuration,
+// DefaultMaxChannels), Span, and Resampler/NewResampler for callers with PCM
+// of another rate.
 package media

@@ -245,8 +245,8 @@ type MP3Encoder struct {
 	TempDir string
 }
 
-// EncodeMP3 encodes pcm as MP3 to w with the default MP3Encoder.
-func EncodeMP3(ctx context.Context, pcm *transcribe.PCM, w io.Writer) error {
+// encodeMP3 encodes pcm as MP3 to w with the default MP3Encoder.
+func encodeMP3(ctx context.Context, pcm *transcribe.PCM, w io.Writer) error {
 	return (&MP3Encoder{}).Encode(ctx, pcm, w)
 }
 
@@ -282,7 +282,7 @@ func (e *MP3Encoder) Encode(ctx context.Context, pcm *transcribe.PCM, w io.Write
 	}
 	tmp, err := os.CreateTemp(e.TempDir, "earshot-*.mp3")
 	if err != nil {
-		return fmt.Errorf("media: EncodeMP3: %w", err)
+		return fmt.Errorf("media: encodeMP3: %w", err)
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())

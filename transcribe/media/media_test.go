@@ -539,7 +539,7 @@ func TestEncodeMP3(t *testing.T) {
 	ref := speech(t)
 	pcm := mustDecode(t, pureGo, ref, 16000, false)
 	var sb strings.Builder
-	if err := EncodeMP3(context.Background(), pcm, &sb); err != nil {
+	if err := encodeMP3(context.Background(), pcm, &sb); err != nil {
 		t.Fatal(err)
 	}
 	p := writeFile(t, "enc.mp3", []byte(sb.String()))
@@ -562,14 +562,14 @@ func TestEncodeMP3(t *testing.T) {
 	}
 	bad := []*transcribe.PCM{nil, {SampleRate: 16000}, {SampleRate: 17000, Channels: [][]int16{{1}}}, {SampleRate: 16000, Channels: [][]int16{{1}, {1}, {1}}}}
 	for _, b := range bad {
-		if err := EncodeMP3(context.Background(), b, &sb); err == nil {
-			t.Errorf("EncodeMP3(%v) succeeded", b)
+		if err := encodeMP3(context.Background(), b, &sb); err == nil {
+			t.Errorf("encodeMP3(%v) succeeded", b)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := EncodeMP3(ctx, pcm, &sb); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled EncodeMP3: %v", err)
+	if err := encodeMP3(ctx, pcm, &sb); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled encodeMP3: %v", err)
 	}
 }
 

@@ -22,4 +22,11 @@
 // Options.AllowPrivate turns the dial-time checks off (for self-hosted
 // setups that fetch from or notify hosts on the local network, and for
 // tests). Everything in this package is safe for concurrent use.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the pieces of
+// the guarded client for embedders that fetch URLs of their own (Check,
+// Dialer, NewDialer, Transport, MaxRedirects) and the errors they return
+// (BlockedError, ErrInvalidURL, ErrRedirect).
 package netguard

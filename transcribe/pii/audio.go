@@ -59,13 +59,13 @@ func (c ToneConfig) Validate() error {
 	return nil
 }
 
-// BeepRanges returns a copy of pcm in which the given time ranges
+// beepRanges returns a copy of pcm in which the given time ranges
 // (milliseconds of the original media; pcm starts at offsetMS) are
 // replaced, in every channel, by a sine tone. Samples outside the padded
 // ranges are copied unchanged; ranges outside pcm are clipped or ignored.
 // Every channel is redacted because a voice recorded on one channel is
 // usually audible on the others too.
-func BeepRanges(pcm *transcribe.PCM, offsetMS int64, ranges []transcribe.Timestamp, cfg ToneConfig) (*transcribe.PCM, error) {
+func beepRanges(pcm *transcribe.PCM, offsetMS int64, ranges []transcribe.Timestamp, cfg ToneConfig) (*transcribe.PCM, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

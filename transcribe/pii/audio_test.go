@@ -47,13 +47,13 @@ func TestBeepRanges(t *testing.T) {
 	orig := [][]int16{append([]int16(nil), pcm.Channels[0]...), append([]int16(nil), pcm.Channels[1]...)}
 	// Audio starts at 10 s of the media; the second range runs past the end.
 	ranges := []transcribe.Timestamp{{Start: 10500, End: 11000}, {Start: 12800, End: 14000}, {Start: 20000, End: 21000}}
-	out, err := BeepRanges(pcm, 10000, ranges, ToneConfig{})
+	out, err := beepRanges(pcm, 10000, ranges, ToneConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for c := range orig {
 		if !equal(pcm.Channels[c], orig[c]) {
-			t.Fatal("BeepRanges modified its input")
+			t.Fatal("beepRanges modified its input")
 		}
 	}
 	amp := 32767 * math.Pow(10, -12.0/20)
@@ -101,18 +101,18 @@ func equal(a, b []int16) bool {
 }
 
 func TestBeepRangesErrors(t *testing.T) {
-	if _, err := BeepRanges(nil, 0, nil, ToneConfig{}); err == nil {
+	if _, err := beepRanges(nil, 0, nil, ToneConfig{}); err == nil {
 		t.Error("nil PCM accepted")
 	}
 	bad := &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{make([]int16, 10), make([]int16, 9)}}
-	if _, err := BeepRanges(bad, 0, nil, ToneConfig{}); err == nil {
+	if _, err := beepRanges(bad, 0, nil, ToneConfig{}); err == nil {
 		t.Error("unequal channels accepted")
 	}
 	ok := &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{make([]int16, 10)}}
-	if _, err := BeepRanges(ok, 0, nil, ToneConfig{LevelDBFS: 3}); err == nil || !strings.Contains(err.Error(), "LevelDBFS") {
+	if _, err := beepRanges(ok, 0, nil, ToneConfig{LevelDBFS: 3}); err == nil || !strings.Contains(err.Error(), "LevelDBFS") {
 		t.Errorf("positive level: %v", err)
 	}
-	if _, err := BeepRanges(ok, 0, nil, ToneConfig{FrequencyHz: -1}); err == nil || !strings.Contains(err.Error(), "FrequencyHz") {
+	if _, err := beepRanges(ok, 0, nil, ToneConfig{FrequencyHz: -1}); err == nil || !strings.Contains(err.Error(), "FrequencyHz") {
 		t.Errorf("negative frequency: %v", err)
 	}
 	var buf bytes.Buffer
@@ -263,7 +263,7 @@ func TestRedactedSpeech(t *testing.T) {
 			}
 			j := &transcribe.Job{Transcript: tr, Audio: &transcribe.PCM{SampleRate: 16000, Channels: [][]int16{clip}}, OffsetMS: offset, Blobs: blobs}
 			spans := Detector{}.Spans(tr.Words)
-			ranges := Ranges(tr.Words, spans, p.RedactPIIPolicies)
+			ranges := ranges(tr.Words, spans, p.RedactPIIPolicies)
 			for _, s := range Stages(Options{}) {
 				if s.Enabled(&tr.TranscriptParams) {
 					if err := s.Apply(context.Background(), j); err != nil {

@@ -12,7 +12,7 @@
 //   - Detector.Detect / Detector.Spans find entities of the 44 types of
 //     transcribe.PIIPolicies in formatted words.
 //   - Redact replaces the words of chosen entity types ("hash" or
-//     "entity_name"); Ranges gives their time ranges; BeepRanges puts a
+//     "entity_name"); ranges gives their time ranges; beepRanges puts a
 //     tone over those ranges of the audio; DefaultEncoder writes the result
 //     as WAV or MP3 (transcribe/media).
 //
@@ -247,4 +247,11 @@
 // outside the spans is unchanged.
 //
 // All types are safe for concurrent use; Detector's zero value is ready.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the stages and
+// their options for pipelines of one's own (EntityStage, RedactStage,
+// RedactAudioStage, AudioOptions, ToneConfig, DefaultEncoder), Entities and
+// Span for callers that detect without redacting, and SubEntityName.
 package pii

@@ -48,7 +48,7 @@ func Redact(ws []transcribe.Word, spans []Span, policies []string, sub string) (
 			out = append(out, entityToken(ws[s.From:s.To], s.Type))
 		default:
 			for _, w := range ws[s.From:s.To] {
-				w.Text = HashText(w.Text)
+				w.Text = hashText(w.Text)
 				out = append(out, w)
 			}
 		}
@@ -58,9 +58,9 @@ func Redact(ws []transcribe.Word, spans []Span, policies []string, sub string) (
 	return out, outSpans
 }
 
-// HashText replaces a word's characters, except leading and trailing
+// hashText replaces a word's characters, except leading and trailing
 // punctuation, with '#'.
-func HashText(text string) string {
+func hashText(text string) string {
 	lead, core, trail := splitPunct(text)
 	return lead + strings.Repeat("#", utf8.RuneCountInString(core)) + trail
 }
@@ -79,9 +79,9 @@ func entityToken(ws []transcribe.Word, typ string) transcribe.Word {
 	return w
 }
 
-// Ranges returns the time ranges (milliseconds, original media) of the
+// ranges returns the time ranges (milliseconds, original media) of the
 // spans whose type is in policies, merged where they touch or overlap.
-func Ranges(ws []transcribe.Word, spans []Span, policies []string) []transcribe.Timestamp {
+func ranges(ws []transcribe.Word, spans []Span, policies []string) []transcribe.Timestamp {
 	want := map[string]bool{}
 	for _, p := range policies {
 		want[p] = true

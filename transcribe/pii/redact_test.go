@@ -19,8 +19,8 @@ func TestHashText(t *testing.T) {
 		"":                 "",
 		"john@example.com": "################",
 	} {
-		if got := HashText(in); got != want {
-			t.Errorf("HashText(%q) = %q, want %q", in, got, want)
+		if got := hashText(in); got != want {
+			t.Errorf("hashText(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -75,11 +75,11 @@ func TestRedactDoesNotModifyInput(t *testing.T) {
 func TestRanges(t *testing.T) {
 	ws := words("Sarah Johnson 555-1234 is here")
 	spans := Detector{}.Spans(ws)
-	rs := Ranges(ws, spans, []string{"person_name", "phone_number"})
+	rs := ranges(ws, spans, []string{"person_name", "phone_number"})
 	if len(rs) != 2 || rs[0] != (transcribe.Timestamp{Start: 0, End: 550}) || rs[1] != (transcribe.Timestamp{Start: 600, End: 850}) {
 		t.Errorf("ranges %+v", rs)
 	}
-	if rs := Ranges(ws, spans, []string{"email_address"}); len(rs) != 0 {
+	if rs := ranges(ws, spans, []string{"email_address"}); len(rs) != 0 {
 		t.Errorf("ranges for a policy with no entity: %+v", rs)
 	}
 }

@@ -146,7 +146,7 @@ func (s RedactStage) Apply(ctx context.Context, job *transcribe.Job) error {
 // RedactAudioStage writes a copy of the job's audio in which every
 // redacted entity is replaced by a tone (redact_pii_audio), or by silence
 // with redact_pii_audio_options {"override_audio_redaction_method":
-// "silence"}: see BeepRanges. The file is stored with job.StoreArtifact as
+// "silence"}: see beepRanges. The file is stored with job.StoreArtifact as
 // the transcript's transcribe.ArtifactRedactedAudio; the Service serves
 // it, sends the redacted_audio webhook, and deletes it with the
 // transcript.
@@ -202,12 +202,12 @@ func (s RedactAudioStage) Apply(ctx context.Context, job *transcribe.Job) error 
 	if t.RedactPIIAudioQuality != nil && *t.RedactPIIAudioQuality == "wav" {
 		format = "wav"
 	}
-	ranges := Ranges(t.Words, s.Detector.Spans(t.Words), t.RedactPIIPolicies)
+	ranges := ranges(t.Words, s.Detector.Spans(t.Words), t.RedactPIIPolicies)
 	tone := s.Tone
 	if audioOptions(t.RedactPIIAudioOptions).OverrideAudioRedactionMethod == "silence" {
 		tone.Silence = true
 	}
-	pcm, err := BeepRanges(audio, job.OffsetMS, ranges, tone)
+	pcm, err := beepRanges(audio, job.OffsetMS, ranges, tone)
 	if err != nil {
 		return err
 	}

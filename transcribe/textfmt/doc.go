@@ -171,4 +171,10 @@
 // uses github.com/TwiN/go-away's word lists with whole-word matching (plus
 // inflections and compounds) and writes the first letter followed by
 // asterisks: "shit" -> "s***".
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the formatting
+// stages one by one (Casing, CustomSpelling, Disfluencies, ITN, Punctuator,
+// EngineGate, Stages) for pipelines of one's own, IsFiller, and ErrConfig.
 package textfmt

@@ -105,4 +105,10 @@
 // word for word; a phrase the recognizer gets wrong cannot be found.
 //
 // Cost: see BenchmarkStages in transcribe/analysis/nlp.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: Stage and
+// Extract for pipelines of one's own, the defaults Options documents
+// (Default*) and ErrOptions.
 package keyphrases

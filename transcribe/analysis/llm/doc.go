@@ -87,4 +87,10 @@
 // pulls in a large dependency tree for one POST, and the compatible
 // servers differ from OpenAI's API in ways a strict SDK rejects (extra
 // fields, error bodies, missing usage).
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the defaults
+// Config documents (Default*) and the errors callers match with errors.Is
+// (ErrConfig, ErrUnusable).
 package llm

@@ -107,4 +107,10 @@
 //
 // Cost: see BenchmarkStages in transcribe/analysis/nlp (this stage,
 // key phrases and content safety on a 750-word transcript).
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: Stage and
+// Result for pipelines of one's own, DefaultModel, ErrOptions, and
+// ModelSHA256, which the training command records.
 package sentiment

@@ -138,4 +138,11 @@
 // carries the attribution and ships with the data (it is embedded in the
 // binary too). The 698 labels are the taxonomy's content categories
 // without its six "Content …" metadata dimensions, in the API's form.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the stages
+// (Stage, CustomStage) and the Classifier for pipelines of one's own, the
+// defaults Options documents (Default*) and ModelChecksum, which the
+// training command records.
 package topics

@@ -78,4 +78,10 @@
 // cased.bin.gz (1.2 MB, 71,735 features) and lower.bin.gz (1.6 MB, 95,087
 // features) are embedded; model_test.go checks their SHA-256 against the
 // models these figures describe.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: Model and Tags
+// for callers that tag text themselves, F1 (the CoNLL measure its figures
+// use) and Checksums, which the training command records.
 package ner

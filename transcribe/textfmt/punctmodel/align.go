@@ -1,9 +1,9 @@
 package punctmodel
 
-// Align aligns recognized words (hyp) to reference words (ref) with the
+// align aligns recognized words (hyp) to reference words (ref) with the
 // word-level edit distance and returns, for each hyp word, the index of its
 // reference word (matched or substituted), or -1 for an inserted word.
-func Align(ref, hyp []string) []int {
+func align(ref, hyp []string) []int {
 	n, m := len(ref), len(hyp)
 	// d[i][j]: cost of ref[:i] against hyp[:j].
 	d := make([][]int32, n+1)
@@ -46,12 +46,12 @@ func b2i(b bool) int32 {
 	return 0
 }
 
-// TransferMarks gives each recognized word the gold mark of the reference
-// text, through an alignment from Align: a hyp word takes the mark of its
+// transferMarks gives each recognized word the gold mark of the reference
+// text, through an alignment from align: a hyp word takes the mark of its
 // reference word, and the marks of reference words the recognizer dropped
 // move to the hyp word before them (the strongest mark wins: "?" over "."
 // over ","), so that no sentence end is lost.
-func TransferMarks(refMarks []Mark, align []int) []Mark {
+func transferMarks(refMarks []Mark, align []int) []Mark {
 	out := make([]Mark, len(align))
 	last := -1 // last hyp word with a reference word
 	for j, i := range align {

@@ -130,4 +130,10 @@
 // words on an idle machine, about 10 ms on a loaded one with or without the
 // span constraint, at most 0.005 % of the recognizer's time for the same
 // audio (TestCost).
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: what the
+// training command and the evaluation print and check (Checksum, Read,
+// EvalWord, Words, Inputs, Scores, F1, NumberWord).
 package punctmodel

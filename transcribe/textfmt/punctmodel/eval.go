@@ -50,8 +50,8 @@ func NewEvalSet(name, source string, ref []Token, refSpeakers []string, words []
 	for i, w := range words {
 		hyp[i] = Normalize(w.Text)
 	}
-	al := Align(refWords, hyp)
-	gold := TransferMarks(refMarks, al)
+	al := align(refWords, hyp)
+	gold := transferMarks(refMarks, al)
 	for i, w := range words {
 		spk := ""
 		if w.Speaker != nil {

@@ -45,8 +45,8 @@ type Gap struct {
 	Hold bool
 }
 
-// PauseBucket maps a pause to one of the model's pause classes.
-func PauseBucket(ms int64) int {
+// pauseBucket maps a pause to one of the model's pause classes.
+func pauseBucket(ms int64) int {
 	for i, b := range pauseBounds {
 		if ms < b {
 			return i
@@ -136,7 +136,7 @@ func lenBucket(n int) string {
 func (f *featurizer) gapFeatures(ws []string, gaps []Gap, i int, st state) []uint32 {
 	f.out = f.out[:0]
 	w0, w1, wm1, w2, wm2 := at(ws, i), at(ws, i+1), at(ws, i-1), at(ws, i+2), at(ws, i-2)
-	p := strconv.Itoa(PauseBucket(gaps[i].PauseMs))
+	p := strconv.Itoa(pauseBucket(gaps[i].PauseMs))
 	s0, s1 := at(ws, st.start), "</s>"
 	if st.start+1 <= i {
 		s1 = at(ws, st.start+1)
@@ -181,7 +181,7 @@ func (f *featurizer) gapFeatures(ws []string, gaps []Gap, i int, st state) []uin
 func (f *featurizer) endFeatures(ws []string, pauseMs int64, i int, start int) []uint32 {
 	f.out = f.out[:0]
 	w0, wm1, wm2 := at(ws, i), at(ws, i-1), at(ws, i-2)
-	p := strconv.Itoa(PauseBucket(pauseMs))
+	p := strconv.Itoa(pauseBucket(pauseMs))
 	s0, s1 := at(ws, start), "</s>"
 	if start+1 <= i {
 		s1 = at(ws, start+1)

@@ -57,8 +57,8 @@ func TestAlignTransfer(t *testing.T) {
 	marks[7], marks[10] = Comma, Period
 	// "young man" dropped to "young", "an" misheard, "was" inserted.
 	hyp := strings.Fields("he was not and ill disposed young unless he was was")
-	al := Align(ref, hyp)
-	got := TransferMarks(marks, al)
+	al := align(ref, hyp)
+	got := transferMarks(marks, al)
 	want := []Mark{None, None, None, None, None, None, Comma, None, None, None, Period}
 	for i := range want {
 		if got[i] != want[i] {

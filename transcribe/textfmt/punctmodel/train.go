@@ -31,8 +31,8 @@ type Doc struct {
 	Speakers []string
 }
 
-// NewDoc tokenizes the paragraphs of a text.
-func NewDoc(ps []Paragraph) Doc {
+// newDoc tokenizes the paragraphs of a text.
+func newDoc(ps []Paragraph) Doc {
 	var d Doc
 	for _, p := range ps {
 		if t := Tokenize(p.Text); len(t) > 0 {
