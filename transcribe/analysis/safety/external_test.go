@@ -152,7 +152,7 @@ func TestDavidsonSample(t *testing.T) {
 
 // Floors guarding the measured sample figures (doc.go): profanity
 // recall, and hate_speech precision and recall (measured 84.5% and
-// 39.5%; the lexicon alone finds 0.7%).
+// 39.5%; the lexicon alone finds none).
 const (
 	davidsonProfanityRecallFloor = 0.60
 	davidsonHatePrecisionFloor   = 0.75
@@ -292,8 +292,9 @@ func TestNeutralNews(t *testing.T) {
 }
 
 // Regression guards for the measured rates (doc.go), in tenths of a
-// percent: non-financial and figurative.
+// percent: non-financial and figurative (measured 8.9% and 4.5% on
+// HuffPost, 3.2% and 2.1% on BBC; one more alarm fails).
 var (
-	neutralHuffPostCeiling = alarms{nonFin: 125, fig: 70}
-	neutralBBCCeiling      = alarms{nonFin: 40, fig: 25}
+	neutralHuffPostCeiling = alarms{nonFin: 90, fig: 46}
+	neutralBBCCeiling      = alarms{nonFin: 33, fig: 22}
 )
