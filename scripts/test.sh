@@ -40,12 +40,21 @@ trap - EXIT
 fuzztime=${FUZZTIME:-5s}
 if [ "$fuzztime" != "0" ]; then
   echo "== fuzz ($fuzztime each)"
-  # Every Fuzz* target in the repo runs for a short time on top of its seed corpus.
-  grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u | while read -r dir; do
+  # Every Fuzz* target in the repo runs for a short time on top of its seed
+  # corpus. Each package's instrumented test binary is built once, two
+  # packages at a time (go test -fuzz would build and link it again for
+  # every target), then its targets run from the package's directory, where
+  # testdata/fuzz holds their corpus.
+  fuzzbin=$(mktemp -d)
+  grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u >"$fuzzbin/dirs"
+  # shellcheck disable=SC2016
+  xargs -P 2 -I{} sh -c 'go test -c -fuzz=. -o "$1/$(echo "$2" | tr / _).test" "$2" || { echo "building the fuzz tests of $2 failed" >&2; exit 255; }' _ "$fuzzbin" {} <"$fuzzbin/dirs"
+  while read -r dir; do
+    bin="$fuzzbin/$(echo "$dir" | tr / _).test"
     for target in $(grep -h '^func Fuzz' "$dir"/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do
       log=$(mktemp)
       tries=0
-      until go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$dir" >"$log" 2>&1; do
+      until (cd "$dir" && "$bin" -test.run '^$' -test.fuzz "^${target}\$" -test.fuzztime "$fuzztime" -test.fuzzcachedir "$fuzzbin/cache/$(basename "$bin")") </dev/null >"$log" 2>&1; do
         tries=$((tries + 1))
         echo "fuzz $dir $target failed (try $tries); output:" >&2; tail -40 "$log" >&2
         # A found input is saved under $dir/testdata/fuzz: a real failure,
@@ -62,6 +71,7 @@ if [ "$fuzztime" != "0" ]; then
       rm -f "$log"
       echo "ok fuzz $dir $target"
     done
-  done
+  done <"$fuzzbin/dirs"
+  rm -rf "$fuzzbin"
 fi
 echo "== all tests passed"
