@@ -10,4 +10,9 @@
 //   - FakeRecognizer is a scripted transcribe.Recognizer that counts its
 //     calls, honours its context and can fail on demand; SpreadWords lays
 //     a text's words over audio for it; ToneWAV makes a WAV of a tone.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: ErrScripted,
+// the error FakeRecognizer fails with, for tests that match it.
 package transcribetest

@@ -21,6 +21,11 @@
 //
 // This package is for tests; it needs Debian's libpocketsphinx3 and
 // pocketsphinx-en-us, like adapters/pocketsphinx.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: Replayer, the
+// type Replay returns, for tests that inspect its requests.
 package enginetest
 
 import (

@@ -6,6 +6,11 @@
 // It is a package of its own, not part of realtimetest, because
 // realtimetest imports realtime, and the realtime package's own tests
 // could not import it back (an import cycle).
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: FakeStream,
+// the type FakeRecognizer's streams have, for tests that inspect one.
 package streamtest
 
 import (

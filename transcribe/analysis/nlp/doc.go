@@ -26,4 +26,9 @@
 // Subpackage nlptest holds the helpers the analysis packages' tests share:
 // transcripts made from text, and the same text spoken by flite and
 // recognized by pocketsphinx, cached on disk.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: IsRedacted,
+// for stages of one's own that must skip PII redactions.
 package nlp

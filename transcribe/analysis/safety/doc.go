@@ -269,4 +269,14 @@
 // negative news, and a fall with a concussion missed as an accident. On
 // recognized speech, names the recognizer does not know ("Naruto",
 // "fentanyl") and misheard curses are missed.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the label set
+// of the spec (Accidents, Alcohol, CrimeViolence, ... Weapons, and Labels),
+// the severity bands and Scale/Score of its results, the context domains
+// (Domain*) the gate reports, Stage and Detect for pipelines of one's own,
+// the defaults Options documents (Default*), ErrOptions, and what the
+// training command and the evaluations read (ModelChecksums, DavidsonSplit,
+// IsLeisure, HasSeverity).
 package safety

@@ -254,4 +254,12 @@
 // marginal relevance, TextTiling), small enough to read in one sitting.
 // Tokens, stop words, stems and part-of-speech tags come from package
 // nlp (Snowball and prose).
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the stages
+// (SummaryStage, ChaptersStage) for pipelines of one's own, Text with
+// NewText and NewTextFromTranscript for callers that summarize text that is
+// not a transcript, the defaults Options documents (Default*) and
+// ErrGenerated.
 package summary

@@ -9,6 +9,13 @@
 // machine; synthesized speech is cached by internal/testaudio. Each test
 // binary builds at most one recognizer, with two decoders; call Close from
 // TestMain.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the voices and
+// timing constants the helpers use (Voices, WordMillis, GapMillis,
+// SentenceGapMillis, ParagraphGapMillis), for tests that lay out text of
+// their own.
 package nlptest
 
 import (

@@ -13,6 +13,11 @@
 // as independent, so its raw posteriors are near 0 or 1 after a few
 // words; dividing the log-likelihoods by 1 + n/Tempering (n counted
 // features) keeps short texts uncertain and long ones decisive.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: Trainer, which
+// the training command uses through its methods, and ErrFormat.
 package nb
 
 import (

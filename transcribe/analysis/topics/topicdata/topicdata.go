@@ -25,6 +25,12 @@
 // HuffPost record i (0-based, counting parsed records) is test when
 // i mod 10 = 0, dev when i mod 10 = 1, else train. The test parts are
 // never trained or tuned on.
+//
+// # Exported names
+//
+// Exported without a caller in this repository, on purpose: the class
+// tables of the public sets (BBCClasses, HuffPostClasses, Class) that the
+// training command and the evaluations share.
 package topicdata
 
 import (
