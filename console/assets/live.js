@@ -194,7 +194,11 @@ export function liveView(root) {
     });
     if (s.ws.readyState === WebSocket.OPEN) {
       s.ws.send(JSON.stringify({ type: 'Terminate' }));
-      const done = await Promise.race([s.closed.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))]);
+      // The server answers Terminate with the last turns and Termination
+      // once its recognizer has finished the audio it holds: seconds on a
+      // busy machine, so the wait is long before the socket is closed
+      // without them (5 s lost them once under a load of 8 on 2 cores).
+      const done = await Promise.race([s.closed.then(() => true), new Promise((r) => setTimeout(() => r(false), 15000))]);
       if (!done) s.ws.close(1000);
     } else {
       s.ws.close();
