@@ -314,7 +314,7 @@ async function e2e(ctx, page) {
   }, null, { timeout: 45_000 }).catch((e) => fail(`live: no partial and formatted turn in 45 s (${e.message})`));
   await shot(page, '06-live.png');
   await page.click('#live-stop');
-  await page.waitForFunction(() => document.getElementById('live').dataset.state === 'ended', null, { timeout: 15_000 })
+  await page.waitForFunction(() => document.getElementById('live').dataset.state === 'ended', null, { timeout: 30_000 })
     .catch((e) => fail(`live: the session did not end after Stop (${e.message})`));
   report.ws.pcm = Buffer.concat(pcm).toString('base64');
   report.live = await page.evaluate(() => ({
