@@ -184,12 +184,6 @@ func prepareCase(toks []nlp.Token, keepCase bool) string {
 		if t.Redacted {
 			continue
 		}
-		if raw := t.Pre + t.Text + t.Post; featMode&1 != 0 && keepCase && raw != t.Text {
-			if _, ok := plainVader().Lexicon[strings.ToLower(raw)]; ok && strings.ContainsAny(raw, ":;=<()") {
-				emit(raw, "", t.EndsClause())
-				continue
-			}
-		}
 		if t.Text == "" {
 			if keepCase && t.Pre+t.Post != "" {
 				emit(t.Pre+t.Post, "", false) // emoticons: ":)", ":-("

@@ -14,7 +14,7 @@ import (
 )
 
 // NumFeatures is the length of Features' result.
-const NumFeatures = 22
+const NumFeatures = 17
 
 // Model is a multinomial logistic regression over Features: one weight
 // row per label (Labels' order). It is trained by internal/cmd/trainsentiment
@@ -74,9 +74,6 @@ func Features(text string) []float64 {
 func featuresOf(toks []nlp.Token) []float64 {
 	s := vader().PolarityScores(prepare(toks))
 	ps := plainVader().PolarityScores(prepareCase(toks, true))
-	if featMode&2 != 0 {
-		ps = plainVader().PolarityScores(rawText(toks))
-	}
 	plain := ps.Compound
 	ind := func(b bool) float64 {
 		if b {
@@ -93,42 +90,9 @@ func featuresOf(toks []nlp.Token) []float64 {
 			}
 		}
 	}
-	x := []float64{1, s.Compound, math.Abs(s.Compound), s.Positive, s.Negative, s.Neutral, plain, math.Abs(plain),
+	return []float64{1, s.Compound, math.Abs(s.Compound), s.Positive, s.Negative, s.Neutral, plain, math.Abs(plain),
 		ind(plain >= 0.05), ind(plain <= -0.05), ind(s.Compound >= DefaultThreshold), ind(s.Compound <= -DefaultThreshold),
 		math.Log1p(float64(words)) / 4, ps.Positive, ps.Negative, ps.Neutral, float64(caps) / float64(max(words, 1))}
-	x = append(x, 0, 0, 0, 0, 0)
-	if featMode&4 != 0 {
-		cue := ind(writtenCues(toks))
-		x[17], x[18], x[19], x[20] = cue, cue*plain, cue*ind(plain >= 0.05), cue*ind(plain <= -0.05)
-	}
-	return x
-}
-
-var featMode = 0
-
-func rawText(toks []nlp.Token) string {
-	var b []string
-	for _, t := range toks {
-		b = append(b, t.Pre+t.Text+t.Post)
-	}
-	return strings.Join(b, " ")
-}
-
-// writtenCues: emoticons, @, #, urls, "!", all-caps words, elongations.
-func writtenCues(toks []nlp.Token) bool {
-	for _, t := range toks {
-		raw := t.Pre + t.Text + t.Post
-		if strings.ContainsAny(raw, "!@#") || strings.Contains(raw, "http") {
-			return true
-		}
-		if _, ok := plainVader().Lexicon[raw]; ok && raw != t.Norm && strings.ContainsAny(raw, ":;=<()") {
-			return true
-		}
-		if len(t.Text) > 1 && strings.ToUpper(t.Text) == t.Text && strings.ToLower(t.Text) != t.Text {
-			return true
-		}
-	}
-	return false
 }
 
 // plainVader is govader's analyser as published, for the written-text
