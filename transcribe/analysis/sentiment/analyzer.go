@@ -98,6 +98,9 @@ func (a Analyzer) Classify(text string) (Result, error) {
 }
 
 func (a Analyzer) classifyTokens(toks []nlp.Token) Result {
+	if a.Options.Threshold == 0 && written(toks) {
+		return label(plainVader().PolarityScores(rawText(toks)).Compound, plainThreshold)
+	}
 	score := vader().PolarityScores(prepare(toks)).Compound
 	if a.Options.Threshold == 0 && len(toks) > 0 {
 		if m, err := DefaultModel(); err == nil {
