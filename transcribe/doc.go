@@ -33,7 +33,8 @@
 //     transcribe/pipeline is the default order; examples/customstage adds
 //     one.
 //
-// Entry points:
+// # Entry points
+//
 //   - NewService(Config) returns a *Service: Upload (returns an upload id),
 //     Submit (a SubmitRequest: the parameters and an upload id or an
 //     audio_url), Get, GetCompleted, List (entries plus the cursors of the
@@ -43,8 +44,10 @@
 //     tables and returns a *ParamError naming the field.
 //   - Transcript is the wire form of the transcript resource.
 //
-// Contracts (each method's edge cases are documented on the interface):
-// the storage contracts live in package driver, split by aggregate so that
+// # Contracts
+//
+// Each method's edge cases are documented on the interface.
+// The storage contracts live in package driver, split by aggregate so that
 // an adapter implements only what it stores: driver.Store (transcript
 // records, job claiming, leases), driver.UploadStore (upload ownership),
 // driver.BlobStore (media bytes), driver.IdempotencyStore (the
@@ -70,7 +73,9 @@
 // (expired and orphaned uploads), seal.go (what is encrypted, and how),
 // status.go (the transition table every status change goes through).
 //
-// Processing: Submit stores a queued record; a worker claims it through
+// # Processing
+//
+// Submit stores a queued record; a worker claims it through
 // Store.ClaimJob with a lease (the Runner extends it every Lease/3), so several processes
 // can share one Store and a job whose worker died is picked up again when
 // its lease runs out. The worker fetches and decodes the media, trims it to
@@ -80,7 +85,9 @@
 // and URLs are never written in clear; the list fields (audio_url, error)
 // are sealed apart, so a list page never opens whole transcripts.
 //
-// Reads: ReadJSON (GET /v2/transcript/{id}) serves the transcript's
+// # Reads
+//
+// ReadJSON (GET /v2/transcript/{id}) serves the transcript's
 // wire form, rendered and sealed when it last changed, with the status
 // and webhook status the Store holds now spliced in. With a ReadStore the
 // wire form comes from a bounded in-memory cache of opened records
@@ -93,14 +100,18 @@
 // (ListPage), and the summaries are opened into reused buffers. Every
 // read still checks the project on the Store's record of that read.
 //
-// Engines: Config.Engines names the speech engines; a request's
+// # Engines
+//
+// Config.Engines names the speech engines; a request's
 // speech_model (or, failing that, the first of speech_models the Service
 // knows) picks one by name or alias, and the API's own model names that
 // no engine claims ("best", "nano", ...) go to the first. The transcript
 // echoes the effective speech_model; an unknown name, or a language the
 // chosen engine does not speak, is a 400 naming the engines that would do.
 //
-// Media: the fetched or uploaded file is decoded as a stream into a spool
+// # Media
+//
+// The fetched or uploaded file is decoded as a stream into a spool
 // file of 16-bit PCM (spool.go), so a job holds a few buffers in memory
 // however long its audio; a WAV or FLAC header declaring more than
 // MaxMediaDuration (duration × channels) is refused before any decoding.
@@ -112,14 +123,18 @@
 // (Config.PieceParallelism, or the engine's Capacity when it reports one:
 // a pool of engine servers) and joined with their offsets.
 //
-// Attempts: a job that crashes its speech engine (an error wrapping
+// # Attempts
+//
+// A job that crashes its speech engine (an error wrapping
 // ErrEngineCrashed, which isolated engines return) is retried once and
 // then ends in error, never to be resumed. A job interrupted from outside
 // (its process stopped or was killed) is resumed without counting against
 // it, up to a backstop of 10 claims without an outcome. A shutdown or an
 // engine closed under a job (ErrClosed) gives the job back at once.
 //
-// Outages (outage.go): a speech engine that is unreachable or answers 429,
+// # Outages (outage.go)
+//
+// A speech engine that is unreachable or answers 429,
 // 502, 503 or 504 (ErrEngineUnavailable, which the HTTP adapters wrap) and
 // a blob store that is unreachable or answers 5xx (ErrStorageUnavailable,
 // storage/s3) interrupt a job; they are not its fault. The job waits
@@ -138,7 +153,9 @@
 // OutageWindow or five writes refused while reads work leave the job to be
 // resumed after its lease.
 //
-// Webhooks (the outbox): the Update that stores a job's final result also
+// # Webhooks
+//
+// An outbox: the Update that stores a job's final result also
 // sets Record.NotifyPending when it has webhooks to send, so the result
 // and the promise of its webhooks are one write. The worker then hands the
 // notifications to the Notifier (retried for 20 s) and clears the flag;
@@ -148,12 +165,16 @@
 // ("<id>/<event>") that makes Notify idempotent, so a re-send never
 // doubles a delivery.
 //
-// Observation: Config.OnJob reports each job's submission, claim (with
+// # Observation
+//
+// Config.OnJob reports each job's submission, claim (with
 // the time it waited) and outcome (completed, error, retried, interrupted,
 // lost, with processing time and audio length); Service.JobCounts reads
 // the queue depth from a Store that implements the optional JobCounter.
 //
-// Choices where the spec is silent (made for the official SDKs):
+// # Choices where the spec is silent
+//
+// Made for the official SDKs:
 //   - Deletion keeps the status (as the real API does) and sets is_deleted;
 //     text becomes "Deleted by user." and audio_url "http://deleted_by_user".
 //     Deleting an unfinished transcript ends it in error so pollers stop.

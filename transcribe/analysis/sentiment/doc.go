@@ -37,6 +37,14 @@
 //     working", "charged twice"...), and "shared" and "holiday" are made
 //     neutral.
 //
+// These rules are for speech only. A sentence with a mark of written
+// social-media text that no recognizer or formatter writes (written.go:
+// an emoticon of VADER's lexicon such as ":)", ":D" or "<3", an
+// @mention, a #hashtag, a link) is read as plain VADER reads it: its
+// compound score on the text as written, with VADER's documented ±0.05
+// thresholds, and the model below is not used. "!" and capitals are not
+// such marks (a recognizer may write "!", a formatter writes acronyms).
+//
 // The label comes from a model learned on public data (model.go,
 // model.json): a multinomial logistic regression over 17 features of the
 // sentence: the compound score after the speech rules and its magnitude,
@@ -77,19 +85,36 @@
 // External: the held-out halves of VADER's human-rated sets, against
 // plain VADER (govader with its documented ±0.05 thresholds) in the same
 // run. EARSHOT_VADER_DATA=DIR go test -v -run VADERExternal
-// ./transcribe/analysis/sentiment prints (model sha256 216a1a94...):
+// ./transcribe/analysis/sentiment prints (model sha256 216a1a94...), and
+// fails if the model is below plain VADER on any set:
 //
 //	held-out half              n    model  plain VADER  (3 classes, gold ±0.5)
-//	tweets                  2100    80.5%        82.9%
+//	tweets                  2100    82.9%        82.9%   (80.5% before the written-text rule)
 //	movieReviewSnippets     5303    56.2%        54.8%
-//	amazonReviewSnippets    1862    62.2%        60.6%
+//	amazonReviewSnippets    1862    62.3%        60.6%   (62.2% before)
 //	nytEditorialSnippets    2592    56.8%        54.9%
 //
-// The target (≥ plain VADER on each set) is met on three sets and missed
+// The target (≥ plain VADER on each set) is met on every set; on tweets
+// only just (a tie at 82.9%). Before the written-text rule it was missed
 // by 2.4 points on tweets: the speech rules (fillers such as "like" and
-// "please" dropped, the neutral band of speech) cost on tweets, where
-// VADER was built, and one model serves every kind of text; a model free
-// to read tweets as VADER does lost the speech sets below.
+// "please" dropped, emoticons with letters such as ":D" split, the
+// neutral band of speech) cost on tweets, where VADER was built. The rule
+// was found and checked on the training halves only: 82% of the tweets
+// there carry such a mark (emoticons 14%, @mentions, hashtags and links
+// 68%), against under 1% of the other three sets and none of the speech
+// sets. On the training halves (where the model is fitted, so its
+// figures there flatter it), ours against plain VADER:
+//
+//	training half              n    model  plain VADER
+//	tweets                  2100    81.5%        81.9%   (79.2% before)
+//	movieReviewSnippets     5302    56.1%        54.1%
+//	amazonReviewSnippets    1846    59.3%        58.9%
+//	nytEditorialSnippets    2598    57.6%        56.5%
+//
+// and in a 4-fold cross-validation of the model over the training halves,
+// tweets 78.8% before and 81.7% with the rule, against 81.9%, the other
+// sets unchanged (55.9%, 59.0%, 57.8%). The remaining gap on tweets is
+// in the 18% without a mark, read as speech.
 //
 // In-repo sets (written here; testdata/dev.txt, 96 sentences, was tuned
 // on; testdata/test.txt, 66 sentences, never): `go test -v -run
