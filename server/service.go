@@ -17,7 +17,8 @@ import (
 // stageOptions returns the pipeline's options: temporary files in tmp,
 // the learned punctuation model with EARSHOT_PUNCTUATION_MODEL, and
 // summaries and chapter titles from the chat model of EARSHOT_LLM_URL
-// when one is configured.
+// when one is configured, which also picks the key phrases and topics
+// and confirms content safety labels among the built-in results.
 func stageOptions(cfg *Config, tmp string, log *slog.Logger) (pipeline.Options, error) {
 	popts := pipeline.Options{TempDir: tmp, Text: textfmt.Options{PunctuationModel: cfg.PunctuationModel}}
 	if cfg.LLMURL != "" {
@@ -26,7 +27,8 @@ func stageOptions(cfg *Config, tmp string, log *slog.Logger) (pipeline.Options, 
 			return pipeline.Options{}, fmt.Errorf("EARSHOT_LLM_URL: %w", err)
 		}
 		popts.Summaries.Generator = gen
-		log.Info("summaries and chapter titles use a language model; transcript text (already redacted) is sent to it", "url", cfg.LLMURL, "model", cfg.LLMModel)
+		popts.KeyPhrases.Chooser, popts.Topics.Chooser, popts.Safety.Chooser = gen, gen, gen
+		log.Info("summaries, chapter titles, key phrases, topics and content safety labels use a language model; transcript text (already redacted) is sent to it", "url", cfg.LLMURL, "model", cfg.LLMModel)
 	}
 	return popts, nil
 }

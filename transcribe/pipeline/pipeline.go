@@ -48,6 +48,12 @@ type Options struct {
 	// Text configures the text formatting stages (textfmt.Options), e.g.
 	// the learned punctuation model. Default: the pause rules.
 	Text textfmt.Options
+	// KeyPhrases, Safety and Topics configure those stages, e.g. a
+	// language model that picks or confirms their results (the Chooser
+	// of each; package llm's Client is one). Default: built-in alone.
+	KeyPhrases keyphrases.Options
+	Safety     safety.Options
+	Topics     topics.Options
 }
 
 // Default returns the default stages in order. The slice is new on every
@@ -58,10 +64,10 @@ func Default(o Options) []transcribe.Stage {
 	s = append(s, o.Text.Stages()...)
 	s = append(s, pii.Stages(pii.Options{Encode: o.Encode, TempDir: o.TempDir})...)
 	s = append(s, diarize.UtteranceStage{})
-	s = append(s, keyphrases.Stages(keyphrases.Options{})...)
+	s = append(s, keyphrases.Stages(o.KeyPhrases)...)
 	s = append(s, sentiment.Stages(sentiment.Options{})...)
-	s = append(s, safety.Stages(safety.Options{})...)
-	s = append(s, topics.Stages(topics.Options{})...)
+	s = append(s, safety.Stages(o.Safety)...)
+	s = append(s, topics.Stages(o.Topics)...)
 	s = append(s, summary.Stages(o.Summaries)...)
 	return s
 }

@@ -1,6 +1,7 @@
 package keyphrases
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -28,6 +29,18 @@ type Options struct {
 	MaxResults int
 	// MaxWords caps the words of a phrase. Zero means DefaultMaxWords (4).
 	MaxWords int
+	// Chooser, when not nil, lets a language model pick the key phrases
+	// among three times MaxResults of Extract's best (Stage only; Extract
+	// ignores it). Default: Extract's ranking alone.
+	Chooser Chooser
+}
+
+// Chooser picks the items of a list that fit a text, best first, at most
+// max of them, each as written in options: a language model (package
+// llm's Client). Stage keeps Extract's own result on any error or an
+// empty choice. Implementations must be safe for concurrent use.
+type Chooser interface {
+	Choose(ctx context.Context, task, text string, options []string, max int) ([]string, error)
 }
 
 // Validate reports an invalid field, wrapping ErrOptions.

@@ -2,6 +2,7 @@ package keyphrases
 
 import (
 	"context"
+	"math"
 
 	"github.com/earshot-dev/earshot/transcribe"
 )
@@ -43,6 +44,11 @@ func (s Stage) Apply(ctx context.Context, job *transcribe.Job) error {
 	if err != nil {
 		return err
 	}
+	if s.Options.Chooser != nil && len(res) > 0 {
+		if res, err = s.choose(ctx, job.Transcript, res); err != nil {
+			return err
+		}
+	}
 	job.Transcript.AutoHighlightsResult = &transcribe.AutoHighlightsResult{Status: "success", Results: res}
 	return ctx.Err()
 }
@@ -50,4 +56,61 @@ func (s Stage) Apply(ctx context.Context, job *transcribe.Job) error {
 // Unavailable sets the API's "unavailable" form.
 func (Stage) Unavailable(t *transcribe.Transcript) {
 	t.AutoHighlightsResult = &transcribe.AutoHighlightsResult{Status: "unavailable", Results: []transcribe.AutoHighlight{}}
+}
+
+// chooseTask is what the Chooser is asked for.
+const chooseTask = "the key phrases of this transcript: the phrases that say what it is about"
+
+// choose asks the Chooser to pick the key phrases among three times as
+// many of Extract's best, and returns them in its order with ranks from
+// 1 down by position (each keeps its count and times); res (Extract's
+// own result) on any error of the Chooser, an empty choice, or when
+// ctx is done (then with its error).
+func (s Stage) choose(ctx context.Context, t *transcribe.Transcript, res []transcribe.AutoHighlight) ([]transcribe.AutoHighlight, error) {
+	o := s.Options.withDefaults()
+	pool := res
+	if len(res) == o.MaxResults {
+		wide := o
+		wide.MaxResults, wide.Chooser = 3*o.MaxResults, nil
+		p, err := Extract(t.Words, wide)
+		if err != nil {
+			return res, nil
+		}
+		pool = p
+	}
+	texts := make([]string, len(pool))
+	for i, h := range pool {
+		texts[i] = h.Text
+	}
+	text := ""
+	if t.Text != nil {
+		text = *t.Text
+	}
+	chosen, err := o.Chooser.Choose(ctx, chooseTask, text, texts, o.MaxResults)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil || len(chosen) == 0 {
+		return res, nil
+	}
+	byText := make(map[string]transcribe.AutoHighlight, len(pool))
+	for _, h := range pool {
+		byText[h.Text] = h
+	}
+	out := make([]transcribe.AutoHighlight, 0, len(chosen))
+	for _, c := range chosen {
+		h, ok := byText[c]
+		if !ok {
+			continue // not one of the options: the Chooser broke its contract
+		}
+		delete(byText, c)
+		out = append(out, h)
+	}
+	if len(out) == 0 {
+		return res, nil
+	}
+	for i := range out {
+		out[i].Rank = math.Max(0.01, math.Round(float64(len(out)-i)/float64(len(out))*100)/100)
+	}
+	return out, nil
 }

@@ -1,5 +1,6 @@
 // Package llm is an optional language-model back end for summaries,
-// chapter titles and gists: a client for the OpenAI-compatible
+// chapter titles and gists, and a judge for key phrases, topics and
+// content safety labels: a client for the OpenAI-compatible
 // chat-completions API (POST {BaseURL}/chat/completions) that llama.cpp's
 // llama-server, Ollama, vLLM, LocalAI and cloud providers all serve.
 //
@@ -12,6 +13,11 @@
 //     and summary_model) and Chapter (gist, headline and summary of one
 //     chapter, asked for as a JSON object). Give it to
 //     summary.Options.Generator.
+//   - Client.Choose picks, among a list of options, those that fit a
+//     text for a task, as a JSON array checked against the options: the
+//     Chooser of the key phrase, topic and content safety stages
+//     (keyphrases, topics and safety Options.Chooser), which only ever
+//     narrow or reorder their own results with it.
 //   - Client.Complete is the raw exchange, for other uses;
 //     Client.CompleteUsage also returns the token usage the server
 //     reported, and PlainText cleans a free-form answer as Summarize
@@ -21,7 +27,10 @@
 //
 // Never, unless a server configures this back end: the summary and
 // chapter stages are extractive and in-process by default, and only send
-// text here when summary.Options.Generator is set to a Client. What is
+// text here when summary.Options.Generator is set to a Client (or the
+// Chooser of the key phrase, topic or content safety options: those send
+// the transcript's text, cut at 24,000 characters, or one flagged
+// passage's). What is
 // sent is the transcript's text (redacted words stay redacted, since the
 // stages run after PII redaction), one sentence per line with its speaker,
 // condensed to its most central sentences beyond

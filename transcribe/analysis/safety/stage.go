@@ -31,6 +31,10 @@ type Options struct {
 	// DefaultMaxSegmentMillis (30 s, about the length of the API's
 	// documented example segment).
 	MaxSegmentMillis int64
+	// Chooser, when not nil, lets a language model confirm the labels of
+	// each flagged segment (Stage.Apply only): a label it does not keep
+	// leaves the segment. Default: the detector's labels alone.
+	Chooser Chooser
 }
 
 // Validate reports an invalid field, wrapping ErrOptions.
@@ -104,6 +108,11 @@ func (s Stage) Apply(ctx context.Context, job *transcribe.Job) error {
 	r, err := s.Analyze(ctx, t, threshold)
 	if err != nil {
 		return err
+	}
+	if s.Options.Chooser != nil && len(r.Results) > 0 {
+		if err := confirm(ctx, s.Options.Chooser, r); err != nil {
+			return err
+		}
 	}
 	t.ContentSafetyLabels = r
 	return nil

@@ -30,6 +30,19 @@ type Options struct {
 	// DefaultMinRelevance (0.05); a negative value keeps every label that
 	// has any evidence.
 	MinRelevance float64
+	// Chooser, when not nil, lets a language model keep the labels of the
+	// summary that the transcript is really about (Stage only; the other
+	// labels leave the summary and the paragraphs). Default: the
+	// classifier's labels alone.
+	Chooser Chooser
+}
+
+// Chooser picks the items of a list that fit a text, best first, at most
+// max of them, each as written in options: a language model (package
+// llm's Client). Stage keeps the classifier's result on any error or an
+// empty choice. Implementations must be safe for concurrent use.
+type Chooser interface {
+	Choose(ctx context.Context, task, text string, options []string, max int) ([]string, error)
 }
 
 func (o Options) withDefaults() Options {
@@ -99,7 +112,64 @@ func (s Stage) Apply(ctx context.Context, job *transcribe.Job) error {
 	if err != nil {
 		return err
 	}
+	if s.Options.Chooser != nil && len(res.Summary) > 0 {
+		if err := choose(ctx, s.Options.Chooser, job.Transcript, res); err != nil {
+			return err
+		}
+	}
 	job.Transcript.IABCategoriesResult = res
+	return nil
+}
+
+// chooseTask is what the Chooser is asked for.
+const chooseTask = "the IAB topics this transcript is really about (leave out those it only mentions in passing)"
+
+// choose asks ch which of the summary's labels the transcript is about and
+// drops the others from the summary and the paragraphs' labels. It leaves
+// res as it is on any error of ch or an empty or unknown choice, and
+// returns ctx's error when ctx is done.
+func choose(ctx context.Context, ch Chooser, t *transcribe.Transcript, res *transcribe.TopicDetectionResult) error {
+	labels := make([]string, 0, len(res.Summary))
+	for l := range res.Summary {
+		labels = append(labels, l)
+	}
+	sort.Slice(labels, func(i, j int) bool {
+		if a, b := res.Summary[labels[i]], res.Summary[labels[j]]; a != b {
+			return a > b
+		}
+		return labels[i] < labels[j]
+	})
+	text := ""
+	if t.Text != nil {
+		text = *t.Text
+	}
+	chosen, err := ch.Choose(ctx, chooseTask, text, labels, len(labels))
+	if ctx.Err() != nil {
+		return fmt.Errorf("topics: %w", ctx.Err())
+	}
+	keep := map[string]bool{}
+	for _, l := range chosen {
+		if _, ok := res.Summary[l]; ok {
+			keep[l] = true
+		}
+	}
+	if err != nil || len(keep) == 0 {
+		return nil
+	}
+	for l := range res.Summary {
+		if !keep[l] {
+			delete(res.Summary, l)
+		}
+	}
+	for i := range res.Results {
+		ls := res.Results[i].Labels[:0:0]
+		for _, l := range res.Results[i].Labels {
+			if keep[l.Label] {
+				ls = append(ls, l)
+			}
+		}
+		res.Results[i].Labels = ls
+	}
 	return nil
 }
 
