@@ -159,10 +159,11 @@ func TestOpenLocalEnginesMissingModel(t *testing.T) {
 // URL names the setting.
 func TestStageOptions(t *testing.T) {
 	o, err := stageOptions(&Config{PunctuationModel: true}, "/tmp/x", quiet)
-	if err != nil || o.Summaries.Generator != nil || !o.Text.PunctuationModel || o.TempDir != "/tmp/x" {
+	if err != nil || o.Summaries.Generator != nil || o.KeyPhrases.Chooser != nil || !o.Text.PunctuationModel || o.TempDir != "/tmp/x" {
 		t.Errorf("without a model: %+v, %v", o, err)
 	}
-	if o, err = stageOptions(&Config{LLMURL: "http://127.0.0.1:11434/v1", LLMModel: "m"}, "/tmp/x", quiet); err != nil || o.Summaries.Generator == nil {
+	if o, err = stageOptions(&Config{LLMURL: "http://127.0.0.1:11434/v1", LLMModel: "m"}, "/tmp/x", quiet); err != nil || o.Summaries.Generator == nil ||
+		o.KeyPhrases.Chooser == nil || o.Topics.Chooser == nil || o.Safety.Chooser == nil {
 		t.Errorf("with a model: %+v, %v", o, err)
 	}
 	if _, err := stageOptions(&Config{LLMURL: "ftp://127.0.0.1/v1", LLMModel: "m"}, "/tmp/x", quiet); err == nil || !strings.HasPrefix(err.Error(), "EARSHOT_LLM_URL: ") {
