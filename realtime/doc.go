@@ -266,8 +266,8 @@
 // Close* values) and the errors that carry them (Err*, matched with
 // errors.Is), the spec's limits and the defaults Config documents (Min*,
 // Max*, Default*, Encodings, States); the admission policies (AdmitAll,
-// LoadAdmission with LoadStats and IgnoreMachineLoad) and the kinds of
-// recognizer call and session event that Config's hooks report (Call,
-// CallKind, SessionEventKind); and Session/NewSession, a session without the
+// LoadAdmission with LoadStats and IgnoreMachineLoad), the recognizer
+// calls an Admission's Ticket is told of (Call, CallKind), the kinds of
+// SessionEvent Config.OnSession receives (SessionEventKind); and Session/NewSession, a session without the
 // WebSocket for embedders with a transport of their own.
 package realtime

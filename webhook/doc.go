@@ -86,6 +86,6 @@
 // Exported without a caller in this repository, on purpose: the retry
 // policy's parts and their defaults (Backoff, CheckRetry, DefaultPolicy,
 // DefaultBackoff, DefaultCheckRetry, DefaultMaxRetries, DefaultRetryInterval,
-// DefaultTimeout), Body (the JSON a receiver decodes), UserAgent (the header
+// DefaultTimeout), Body (renders the JSON a receiver gets), UserAgent (the header
 // a receiver can check) and ErrInvalid.
 package webhook

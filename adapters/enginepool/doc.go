@@ -39,6 +39,7 @@
 // # Exported names
 //
 // Exported without a caller in this repository, on purpose: the defaults
-// Config documents (DefaultCheckTimeout, DefaultRecheckInterval), the event
-// kinds and Slot its observer hook reports, and ErrClosed.
+// Config documents (DefaultCheckTimeout, DefaultRecheckInterval), EventKind
+// (what each Event its observer receives reports), Slot (what Acquire
+// returns) and ErrClosed.
 package enginepool

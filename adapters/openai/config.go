@@ -64,7 +64,7 @@ type Request struct {
 // Form returns the multipart fields of one request besides "file".
 type Form func(r Request) []Field
 
-// standardFields are the fields of OpenAI's createTranscription that this
+// StandardFields are the fields of OpenAI's createTranscription that this
 // package uses: model, response_format verbose_json, both timestamp
 // granularities (word and segment), temperature 0, and language and prompt
 // when set. It is the default Form (with Config.Model); a custom Form can
@@ -74,7 +74,7 @@ type Form func(r Request) []Field
 //		return append(openai.StandardFields("Systran/faster-whisper-small", r),
 //			openai.Field{Name: "hotwords", Value: strings.Join(r.WordBoost, " ")})
 //	}
-func standardFields(model string, r Request) []Field {
+func StandardFields(model string, r Request) []Field {
 	f := []Field{
 		{"model", model},
 		{"response_format", "verbose_json"},
@@ -96,9 +96,9 @@ func standardFields(model string, r Request) []Field {
 // not answer.
 type Backoff func(retry int, resp *http.Response) time.Duration
 
-// defaultBackoff honours a Retry-After header (seconds or an HTTP date, at
+// DefaultBackoff honours a Retry-After header (seconds or an HTTP date, at
 // most a minute) and otherwise waits 1 s, 2 s, 4 s, ... up to 30 s.
-func defaultBackoff(retry int, resp *http.Response) time.Duration {
+func DefaultBackoff(retry int, resp *http.Response) time.Duration {
 	if d, ok := retryAfter(resp, time.Now()); ok {
 		return min(d, time.Minute)
 	}
@@ -164,7 +164,7 @@ type Config struct {
 	// Name is reported as the model used (speech_model_used) and prefixes
 	// errors. Default Model.
 	Name string
-	// Form builds each request's fields. Default standardFields(Model, r).
+	// Form builds each request's fields. Default StandardFields(Model, r).
 	Form Form
 	// DetectLanguage is sent as "language" when the language is to be
 	// detected. Default "" (the field is left out, which is how the OpenAI
@@ -188,7 +188,7 @@ type Config struct {
 	// or 5xx answer or no connection. Default DefaultMaxRetries (3);
 	// negative means none.
 	MaxRetries int
-	// Backoff spaces the retries. Default defaultBackoff.
+	// Backoff spaces the retries. Default DefaultBackoff.
 	Backoff Backoff
 	// Sleep waits d or until ctx ends (returning ctx.Err()). Default a
 	// timer; tests inject one that does not sleep.
@@ -227,7 +227,7 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Form == nil {
 		model := c.Model
-		c.Form = func(r Request) []Field { return standardFields(model, r) }
+		c.Form = func(r Request) []Field { return StandardFields(model, r) }
 	}
 	if len(c.Languages) == 0 {
 		c.Languages = WhisperLanguages()
@@ -248,7 +248,7 @@ func (c Config) withDefaults() Config {
 		c.MaxRetries = 0
 	}
 	if c.Backoff == nil {
-		c.Backoff = defaultBackoff
+		c.Backoff = DefaultBackoff
 	}
 	if c.Sleep == nil {
 		c.Sleep = sleep

@@ -26,8 +26,8 @@
 //     the configured languages (whisper's 100 by default) with detection,
 //     and the prompt.
 //
-// standardFields and Config.Form shape the request (add speaches' or
-// vLLM's "hotwords" field, say); defaultBackoff and retryAfter are the
+// StandardFields and Config.Form shape the request (add speaches' or
+// vLLM's "hotwords" field, say); DefaultBackoff and retryAfter are the
 // retry policy; LanguageCode and WhisperLanguages map what engines call
 // languages; *Error describes a failed exchange. The subpackage
 // enginetest holds the test engines both this package and
@@ -184,7 +184,7 @@
 //
 // Each attempt is bounded by Config.Timeout (10 min). A 429, a 5xx or a
 // failed connection is retried Config.MaxRetries times (3), waiting
-// Config.Backoff (defaultBackoff: Retry-After up to a minute, else 1 s,
+// Config.Backoff (DefaultBackoff: Retry-After up to a minute, else 1 s,
 // 2 s, 4 s ... 30 s) through Config.Sleep (injectable). A timeout is not
 // retried: the engine is busy or the audio too long for it. Other 4xx
 // answers are not retried and carry the engine's message (whisper.cpp's
@@ -243,5 +243,6 @@
 //
 // Exported without a caller in this repository, on purpose: the defaults
 // and limits Config documents (Default*, MaxWordsPerSecond, SampleRate,
-// ExtraWords), Form (the request form a Config can extend) and ErrClosed.
+// ExtraWords), the request hooks a Config can extend (Form, with
+// StandardFields to build on; DefaultBackoff to wrap) and ErrClosed.
 package openai

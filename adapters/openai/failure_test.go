@@ -160,12 +160,12 @@ func TestRetry5xxGivesUp(t *testing.T) {
 func TestDefaultBackoff(t *testing.T) {
 	t.Parallel()
 	for retry, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second, 6: 30 * time.Second, 60: 30 * time.Second} {
-		if got := defaultBackoff(retry, nil); got != want {
+		if got := DefaultBackoff(retry, nil); got != want {
 			t.Errorf("retry %d: %v, want %v", retry, got, want)
 		}
 	}
 	resp := &http.Response{Header: http.Header{"Retry-After": {"3600"}}}
-	if got := defaultBackoff(1, resp); got != time.Minute {
+	if got := DefaultBackoff(1, resp); got != time.Minute {
 		t.Errorf("Retry-After 3600: %v, want capped at a minute", got)
 	}
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -385,7 +385,7 @@ func TestRequestFields(t *testing.T) {
 	t.Cleanup(srv.Close)
 	r := newRec(t, Config{BaseURL: srv.URL + "/v1/", APIKey: "sk-local", Model: "Systran/faster-whisper-small",
 		Form: func(r Request) []Field {
-			return append(standardFields("Systran/faster-whisper-small", r), Field{"hotwords", strings.Join(r.WordBoost, " ")})
+			return append(StandardFields("Systran/faster-whisper-small", r), Field{"hotwords", strings.Join(r.WordBoost, " ")})
 		}})
 	_, err := r.Recognize(context.Background(), fox(t), transcribe.RecognizeOptions{
 		LanguageCode: "en", WordBoost: []string{"Kubernetes", "TensorFlow"}, Prompt: "The quarterly earshot review.", Disfluencies: true,

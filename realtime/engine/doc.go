@@ -95,7 +95,7 @@
 //
 // Exported without a caller in this repository, on purpose: the values an
 // embedder's transport switches on — EventKind, the end causes of a turn
-// (EndCause and the End* values), the recognizer operations Config's hook
-// reports (Op and the Op* values) — and the defaults and frame sizes Options
+// (EndCause and the End* values), the recognizer calls a RecognizerError
+// names (Op and the Op* values) — and the defaults and frame sizes Options
 // documents (DefaultEndpointing, SpeechFrames).
 package engine
