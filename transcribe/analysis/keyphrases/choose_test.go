@@ -10,21 +10,6 @@ import (
 	"github.com/earshot-dev/earshot/transcribe/analysis/nlp/nlptest"
 )
 
-// scripted is a Chooser that answers with a function of the options and
-// keeps what it was asked.
-type scripted struct {
-	answer  func(options []string) ([]string, error)
-	task    string
-	text    string
-	options []string
-	max     int
-}
-
-func (s *scripted) Choose(ctx context.Context, task, text string, options []string, max int) ([]string, error) {
-	s.task, s.text, s.options, s.max = task, text, options, max
-	return s.answer(options)
-}
-
 func highlights(t *testing.T, o Options) ([]transcribe.AutoHighlight, error) {
 	t.Helper()
 	tr := nlptest.Transcript(nlptest.Words(sample))
@@ -51,19 +36,19 @@ func TestChooser(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The model picks the last two of a wider pool, in its own order.
-	c := &scripted{answer: func(opts []string) ([]string, error) {
+	c := &nlptest.Chooser{Answer: func(opts []string) ([]string, error) {
 		return []string{opts[len(opts)-1], "not an option", opts[len(opts)-2]}, nil
 	}}
 	got, err := highlights(t, Options{MaxResults: 3, Chooser: c})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.options) <= 3 || len(c.options) > 9 || c.max != 3 || c.text == "" || c.task == "" {
-		t.Fatalf("asked with %d options (max %d), text %q, task %q", len(c.options), c.max, c.text, c.task)
+	if len(c.Options) <= 3 || len(c.Options) > 9 || c.Max != 3 || c.Text == "" || c.Task == "" {
+		t.Fatalf("asked with %d options (max %d), text %q, task %q", len(c.Options), c.Max, c.Text, c.Task)
 	}
-	want := []string{c.options[len(c.options)-1], c.options[len(c.options)-2]}
+	want := []string{c.Options[len(c.Options)-1], c.Options[len(c.Options)-2]}
 	if !slices.Equal(texts(got), want) {
-		t.Fatalf("chosen %q, want %q (options %q)", texts(got), want, c.options)
+		t.Fatalf("chosen %q, want %q (options %q)", texts(got), want, c.Options)
 	}
 	if got[0].Rank != 1 || got[1].Rank != 0.5 {
 		t.Errorf("ranks %v, %v; want 1, 0.5", got[0].Rank, got[1].Rank)
@@ -80,7 +65,7 @@ func TestChooser(t *testing.T) {
 		"empty":   func([]string) ([]string, error) { return []string{}, nil },
 		"unknown": func([]string) ([]string, error) { return []string{"bitcoin"}, nil },
 	} {
-		got, err := highlights(t, Options{MaxResults: 3, Chooser: &scripted{answer: answer}})
+		got, err := highlights(t, Options{MaxResults: 3, Chooser: &nlptest.Chooser{Answer: answer}})
 		if err != nil || !slices.Equal(texts(got), texts(own)) {
 			t.Errorf("%s: %q, %v; want the stage's own %q", name, texts(got), err, texts(own))
 		}
@@ -93,7 +78,7 @@ func TestChooserCancelled(t *testing.T) {
 	on := true
 	tr.AutoHighlights = &on
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &scripted{answer: func([]string) ([]string, error) { cancel(); return nil, context.Canceled }}
+	c := &nlptest.Chooser{Answer: func([]string) ([]string, error) { cancel(); return nil, context.Canceled }}
 	if err := Stages(Options{Chooser: c})[0].Apply(ctx, nlptest.Job(tr)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Apply with the job cancelled while the model answers: %v", err)
 	}

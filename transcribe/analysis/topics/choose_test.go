@@ -11,19 +11,6 @@ import (
 	"github.com/earshot-dev/earshot/transcribe/analysis/nlp/nlptest"
 )
 
-// scripted is a Chooser that answers with a function of the options and
-// keeps what it was asked.
-type scripted struct {
-	answer  func(options []string) ([]string, error)
-	text    string
-	options []string
-}
-
-func (s *scripted) Choose(ctx context.Context, task, text string, options []string, max int) ([]string, error) {
-	s.text, s.options = text, options
-	return s.answer(options)
-}
-
 const twoTopics = "Voters went to the polls on Tuesday, and the senator conceded the race after the ballots were counted.\n\n" +
 	"The striker scored twice in the second half and the club moved to the top of the league table."
 
@@ -44,15 +31,15 @@ func TestChooser(t *testing.T) {
 		t.Fatalf("the classifier gives %d summary labels; the test needs two or more", len(own.Summary))
 	}
 	// The model keeps the second label of the summary only.
-	c := &scripted{answer: func(opts []string) ([]string, error) { return []string{opts[1], "Not>A>Label"}, nil }}
+	c := &nlptest.Chooser{Answer: func(opts []string) ([]string, error) { return []string{opts[1], "Not>A>Label"}, nil }}
 	got := detect(t, Options{Chooser: c})
-	if len(c.options) != len(own.Summary) || c.text == "" {
-		t.Fatalf("asked with %d options (summary has %d), text %q", len(c.options), len(own.Summary), c.text)
+	if len(c.Options) != len(own.Summary) || c.Text == "" {
+		t.Fatalf("asked with %d options (summary has %d), text %q", len(c.Options), len(own.Summary), c.Text)
 	}
-	if own.Summary[c.options[0]] < own.Summary[c.options[1]] {
-		t.Errorf("options not in order of relevance: %q", c.options)
+	if own.Summary[c.Options[0]] < own.Summary[c.Options[1]] {
+		t.Errorf("options not in order of relevance: %q", c.Options)
 	}
-	kept := c.options[1]
+	kept := c.Options[1]
 	if want := map[string]float64{kept: own.Summary[kept]}; !maps.Equal(got.Summary, want) {
 		t.Fatalf("summary %v, want %v", got.Summary, want)
 	}
@@ -70,7 +57,7 @@ func TestChooser(t *testing.T) {
 		"empty":   func([]string) ([]string, error) { return []string{}, nil },
 		"unknown": func([]string) ([]string, error) { return []string{"Not>A>Label"}, nil },
 	} {
-		got := detect(t, Options{Chooser: &scripted{answer: answer}})
+		got := detect(t, Options{Chooser: &nlptest.Chooser{Answer: answer}})
 		if !maps.Equal(got.Summary, own.Summary) || len(got.Results) != len(own.Results) ||
 			!slices.EqualFunc(got.Results, own.Results, func(a, b transcribe.TopicDetectionItem) bool { return len(a.Labels) == len(b.Labels) }) {
 			t.Errorf("%s: summary %v, want the classifier's %v", name, got.Summary, own.Summary)

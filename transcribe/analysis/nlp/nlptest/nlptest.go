@@ -242,3 +242,20 @@ func editDistance(ref, hyp []string) int {
 	}
 	return prev[len(hyp)]
 }
+
+// Chooser is a scripted chooser (the Chooser interface of the keyphrases,
+// topics and safety stages) that answers with Answer of the options and
+// keeps what it was last asked.
+type Chooser struct {
+	Answer  func(options []string) ([]string, error)
+	Task    string
+	Text    string
+	Options []string
+	Max     int
+}
+
+// Choose records the question and returns Answer(options).
+func (c *Chooser) Choose(ctx context.Context, task, text string, options []string, max int) ([]string, error) {
+	c.Task, c.Text, c.Options, c.Max = task, text, options, max
+	return c.Answer(options)
+}
