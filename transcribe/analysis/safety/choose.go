@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/earshot-dev/earshot/transcribe"
 )
 
@@ -23,31 +25,50 @@ const chooseTask = "the content safety labels that truly apply to this passage "
 // segments beyond it keep the detector's labels.
 const maxConfirmations = 50
 
+// confirmParallel is how many of one transcript's questions are in flight
+// at once: a long, heavily flagged file waits for about a quarter of its
+// answers one after another, and a local model server is not flooded.
+const confirmParallel = 4
+
 // confirm asks ch, for each flagged segment of res, which of its labels
 // apply, and keeps those alone: a segment left with none is dropped (an
 // empty answer is the model's "none applies"). A segment whose question
 // fails (any error of ch, or only names that are not its labels) keeps the
-// detector's labels. The summaries are computed again. It returns ctx's
-// error when ctx is done.
+// detector's labels. The questions go out confirmParallel at a time. The
+// summaries are computed again. It returns ctx's error when ctx is done.
 func confirm(ctx context.Context, ch Chooser, res *transcribe.ContentSafetyLabelsResult) error {
+	n := min(len(res.Results), maxConfirmations)
+	answers := make([][]string, n)
+	failed := make([]bool, n)
+	var g errgroup.Group
+	g.SetLimit(confirmParallel)
+	for i := range n {
+		if ctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			r := res.Results[i]
+			names := make([]string, len(r.Labels))
+			for j, l := range r.Labels {
+				names[j] = l.Label
+			}
+			var err error
+			answers[i], err = ch.Choose(ctx, chooseTask, r.Text, names, len(names))
+			failed[i] = err != nil
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if ctx.Err() != nil {
+		return fmt.Errorf("safety: %w", ctx.Err())
+	}
 	kept := res.Results[:0]
 	for i, r := range res.Results {
-		if i >= maxConfirmations {
+		if i >= n || failed[i] {
 			kept = append(kept, r)
 			continue
 		}
-		names := make([]string, len(r.Labels))
-		for j, l := range r.Labels {
-			names[j] = l.Label
-		}
-		chosen, err := ch.Choose(ctx, chooseTask, r.Text, names, len(names))
-		if ctx.Err() != nil {
-			return fmt.Errorf("safety: %w", ctx.Err())
-		}
-		if err != nil {
-			kept = append(kept, r)
-			continue
-		}
+		chosen := answers[i]
 		keep := map[string]bool{}
 		for _, c := range chosen {
 			keep[c] = true

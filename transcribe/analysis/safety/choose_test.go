@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/analysis/nlp/nlptest"
@@ -39,16 +41,16 @@ func TestChooser(t *testing.T) {
 	}
 	// The model says the smoking passage has no label that applies, and
 	// keeps every label of the other.
-	var asked int
+	var asked atomic.Int32
 	got := confirmed(t, Options{Chooser: scripted(func(text string, opts []string) ([]string, error) {
-		asked++
+		asked.Add(1)
 		if strings.Contains(text, "cigarettes") {
 			return []string{}, nil
 		}
 		return opts, nil
 	})})
-	if asked != len(own.Results) {
-		t.Errorf("asked %d times for %d flagged segments", asked, len(own.Results))
+	if int(asked.Load()) != len(own.Results) {
+		t.Errorf("asked %d times for %d flagged segments", asked.Load(), len(own.Results))
 	}
 	if len(got.Results) != len(own.Results)-1 || got.Summary["tobacco"] != 0 {
 		t.Fatalf("results %d (own %d), summary %v: the smoking passage should be gone", len(got.Results), len(own.Results), got.Summary)
@@ -71,5 +73,30 @@ func TestChooser(t *testing.T) {
 		if len(got.Results) != len(own.Results) || len(got.Summary) != len(own.Summary) {
 			t.Errorf("%s: %d results, summary %v; want the detector's %d, %v", name, len(got.Results), got.Summary, len(own.Results), own.Summary)
 		}
+	}
+}
+
+// TestChooserParallel: the questions of one transcript go out together,
+// at most confirmParallel at a time.
+func TestChooserParallel(t *testing.T) {
+	t.Parallel()
+	var now, most atomic.Int32
+	got := confirmed(t, Options{Chooser: scripted(func(text string, opts []string) ([]string, error) {
+		n := now.Add(1)
+		defer now.Add(-1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+		return opts, nil
+	})})
+	if len(got.Results) < 2 {
+		t.Fatalf("%d flagged segments; the test needs two", len(got.Results))
+	}
+	if m := most.Load(); m < 2 || m > confirmParallel {
+		t.Errorf("at most %d questions in flight at once; want 2 to %d", m, confirmParallel)
 	}
 }
