@@ -62,6 +62,12 @@ type Config struct {
 	// engines that give no punctuation with the learned model; false keeps
 	// the pause rules alone.
 	PunctuationModel bool
+	// StreamSecondPass (EARSHOT_STREAM_SECOND_PASS, default false): the
+	// streaming pool's decoders run pocketsphinx's second search when an
+	// utterance ends, as batch decoding does; by default they run the
+	// first alone (pocketsphinx.Config.SinglePass), for finals two to
+	// four times sooner.
+	StreamSecondPass bool
 	WhisperCppURL    string // EARSHOT_WHISPERCPP_URL: whisper.cpp servers, comma-separated (a pool: adapters/enginepool)
 	OpenAIURL        string // EARSHOT_OPENAI_URL: OpenAI-compatible API roots, comma-separated, e.g. http://127.0.0.1:8000/v1
 	OpenAIModel      string // EARSHOT_OPENAI_MODEL: the model the OpenAI-compatible server runs, e.g. Systran/faster-whisper-small
@@ -229,42 +235,27 @@ func ParseConfig(args []string) (*Config, error) {
 		}
 		fs.DurationVar(d.p, d.name, def, d.help+" ("+d.env+")")
 	}
-	allow := false
-	if v := env("EARSHOT_ALLOW_PRIVATE_URLS", ""); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("EARSHOT_ALLOW_PRIVATE_URLS: must be true or false, got %q", v)
+	for _, b := range []struct {
+		p               *bool
+		env, name, help string
+		def             bool
+	}{
+		{&c.AllowPrivate, "EARSHOT_ALLOW_PRIVATE_URLS", "allow-private-urls", "allow audio_url/webhook_url on private networks", false},
+		{&c.InProcessEngine, "EARSHOT_ENGINE_IN_PROCESS", "engine-in-process", "run pocketsphinx in the server process, not in supervised worker processes", false},
+		{&c.S3CreateBucket, "EARSHOT_S3_CREATE_BUCKET", "s3-create-bucket", "create the S3 bucket when missing", false},
+		{&c.PunctuationModel, "EARSHOT_PUNCTUATION_MODEL", "punctuation-model", "punctuate and case engines that give no punctuation with the learned model; false: the pause rules alone", true},
+		{&c.StreamSecondPass, "EARSHOT_STREAM_SECOND_PASS", "stream-second-pass", "streaming sessions run pocketsphinx's second search when an utterance ends: a few more words right, finals two to four times slower", false},
+	} {
+		def := b.def
+		if v := env(b.env, ""); v != "" {
+			x, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: must be true or false, got %q", b.env, v)
+			}
+			def = x
 		}
-		allow = b
+		fs.BoolVar(b.p, b.name, def, b.help+" ("+b.env+")")
 	}
-	inproc := false
-	if v := env("EARSHOT_ENGINE_IN_PROCESS", ""); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("EARSHOT_ENGINE_IN_PROCESS: must be true or false, got %q", v)
-		}
-		inproc = b
-	}
-	createBucket := false
-	if v := env("EARSHOT_S3_CREATE_BUCKET", ""); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("EARSHOT_S3_CREATE_BUCKET: must be true or false, got %q", v)
-		}
-		createBucket = b
-	}
-	fs.BoolVar(&c.S3CreateBucket, "s3-create-bucket", createBucket, "create the S3 bucket when missing (EARSHOT_S3_CREATE_BUCKET)")
-	punctModel := true
-	if v := env("EARSHOT_PUNCTUATION_MODEL", ""); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("EARSHOT_PUNCTUATION_MODEL: must be true or false, got %q", v)
-		}
-		punctModel = b
-	}
-	fs.BoolVar(&c.PunctuationModel, "punctuation-model", punctModel, "punctuate and case engines that give no punctuation with the learned model; false: the pause rules alone (EARSHOT_PUNCTUATION_MODEL)")
-	fs.BoolVar(&c.InProcessEngine, "engine-in-process", inproc, "run pocketsphinx in the server process, not in supervised worker processes (EARSHOT_ENGINE_IN_PROCESS)")
-	fs.BoolVar(&c.AllowPrivate, "allow-private-urls", allow, "allow audio_url/webhook_url on private networks (EARSHOT_ALLOW_PRIVATE_URLS)")
 	rl := 50.0
 	if v := env("EARSHOT_RATE_LIMIT", ""); v != "" {
 		x, err := strconv.ParseFloat(v, 64)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -95,5 +96,39 @@ func TestAPIKeys(t *testing.T) {
 	keys, err := parseKeys(" 0123456789abcdef : p1 , fedcba9876543210fedc:p2")
 	if err != nil || len(keys) != 2 || keys["0123456789abcdef"] != "p1" || keys["fedcba9876543210fedc"] != "p2" {
 		t.Errorf("parseKeys: %v, %v", keys, err)
+	}
+}
+
+// TestBoolSettings: each true/false setting has its documented default,
+// is read from its variable, is overridden by its flag, and refuses a
+// value that is not a boolean, naming the variable.
+func TestBoolSettings(t *testing.T) {
+	for _, tc := range []struct {
+		env, flag string
+		def       bool
+		get       func(*Config) bool
+	}{
+		{"EARSHOT_ALLOW_PRIVATE_URLS", "allow-private-urls", false, func(c *Config) bool { return c.AllowPrivate }},
+		{"EARSHOT_ENGINE_IN_PROCESS", "engine-in-process", false, func(c *Config) bool { return c.InProcessEngine }},
+		{"EARSHOT_S3_CREATE_BUCKET", "s3-create-bucket", false, func(c *Config) bool { return c.S3CreateBucket }},
+		{"EARSHOT_PUNCTUATION_MODEL", "punctuation-model", true, func(c *Config) bool { return c.PunctuationModel }},
+		{"EARSHOT_STREAM_SECOND_PASS", "stream-second-pass", false, func(c *Config) bool { return c.StreamSecondPass }},
+	} {
+		t.Setenv(tc.env, "")
+		if c, err := ParseConfig(nil); err != nil || tc.get(c) != tc.def {
+			t.Errorf("%s unset: %v (%v), want %v", tc.env, c != nil && tc.get(c), err, tc.def)
+		}
+		t.Setenv(tc.env, fmt.Sprint(!tc.def))
+		if c, err := ParseConfig(nil); err != nil || tc.get(c) == tc.def {
+			t.Errorf("%s=%v: not taken (%v)", tc.env, !tc.def, err)
+		}
+		if c, err := ParseConfig([]string{"-" + tc.flag + "=" + fmt.Sprint(tc.def)}); err != nil || tc.get(c) != tc.def {
+			t.Errorf("-%s=%v after %s=%v: not taken (%v)", tc.flag, tc.def, tc.env, !tc.def, err)
+		}
+		t.Setenv(tc.env, "maybe")
+		if _, err := ParseConfig(nil); err == nil || !strings.Contains(err.Error(), tc.env+": must be true or false") {
+			t.Errorf("%s=maybe: %v", tc.env, err)
+		}
+		t.Setenv(tc.env, "")
 	}
 }

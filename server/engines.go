@@ -213,7 +213,7 @@ func pocketsphinxEngines(cfg *Config, decoders int, log *slog.Logger) (batch, st
 		}
 		// Streaming sessions hold a decoder for their whole life, so they
 		// get their own pool and never starve batch jobs (or the reverse).
-		st, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: streams, IdleTimeout: streamIdle})
+		st, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: streams, IdleTimeout: streamIdle, SinglePass: !cfg.StreamSecondPass})
 		if err != nil {
 			b.Close()
 			return nil, nil, err
@@ -225,7 +225,12 @@ func pocketsphinxEngines(cfg *Config, decoders int, log *slog.Logger) (batch, st
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := isolate.New(isolate.Config{Engine: "pocketsphinx", EngineConfig: ps, Processes: streams, IdleTimeout: streamIdle, Logger: log})
+	// A streaming final waits for the end of its utterance's decoding: the
+	// streaming pool runs the first search alone unless
+	// EARSHOT_STREAM_SECOND_PASS (pocketsphinx.Config.SinglePass).
+	sps := ps
+	sps.SinglePass = !cfg.StreamSecondPass
+	st, err := isolate.New(isolate.Config{Engine: "pocketsphinx", EngineConfig: sps, Processes: streams, IdleTimeout: streamIdle, Logger: log})
 	if err != nil {
 		b.Close()
 		return nil, nil, err

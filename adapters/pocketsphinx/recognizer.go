@@ -138,7 +138,7 @@ func (r *Recognizer) acquire(ctx context.Context) (*decoder, error) {
 	r.mu.Unlock()
 	r.dictOnce.Do(r.pickDictionary)
 	r.initMu.Lock()
-	d, err := newDecoder(r.l, r.files, nil)
+	d, err := newDecoder(r.l, r.files, r.decoderArgs())
 	r.initMu.Unlock()
 	if err != nil {
 		<-r.tokens
@@ -148,6 +148,14 @@ func (r *Recognizer) acquire(ctx context.Context) (*decoder, error) {
 	r.live++
 	r.mu.Unlock()
 	return d, nil
+}
+
+// decoderArgs are the decoders' arguments beyond the model files.
+func (r *Recognizer) decoderArgs() []string {
+	if r.cfg.SinglePass {
+		return []string{"-fwdflat", "no"}
+	}
+	return nil
 }
 
 // pickDictionary makes the decoders load the part of the dictionary the
