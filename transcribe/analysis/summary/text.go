@@ -215,6 +215,34 @@ func (x *Text) tfidf(terms []int) vec {
 	return v
 }
 
+// tf returns the unit term-frequency vector of a bag of term ids, weighted
+// as tfidf weighs them but without the inverse sentence frequency.
+func (x *Text) tf(terms []int) vec {
+	counts := map[int]float64{}
+	for _, id := range terms {
+		counts[id]++
+	}
+	v := vec{ids: make([]int, 0, len(counts))}
+	for id := range counts {
+		v.ids = append(v.ids, id)
+	}
+	sort.Ints(v.ids)
+	norm := 0.0
+	v.w = make([]float64, len(v.ids))
+	for i, id := range v.ids {
+		w := 1 + math.Log(counts[id])
+		v.w[i] = w
+		norm += w * w
+	}
+	if norm > 0 {
+		norm = math.Sqrt(norm)
+		for i := range v.w {
+			v.w[i] /= norm
+		}
+	}
+	return v
+}
+
 // Sub returns the sentences [from, to) of x as a Text with its own
 // centrality and x's vocabulary.
 func (x *Text) Sub(from, to int) *Text {
@@ -241,7 +269,19 @@ func (x *Text) Words() int { return x.nWord }
 // text with more than graphMaxSentences sentences uses the similarity to
 // the text's centroid instead. The result is scaled so the maximum is 1.
 func (x *Text) centrality() []float64 {
-	n := len(x.sents)
+	vs := make([]vec, len(x.sents))
+	for i, s := range x.sents {
+		vs[i] = s.vec
+	}
+	return x.rankGraph(vs, x.tfidf)
+}
+
+// rankGraph ranks the sentences, whose unit vectors are vs, by PageRank
+// over the graph of their cosine similarities, or by their similarity to
+// the centroid (the vector weigh gives all the text's terms) above
+// graphMaxSentences sentences; the result is scaled so the maximum is 1.
+func (x *Text) rankGraph(vs []vec, weigh func([]int) vec) []float64 {
+	n := len(vs)
 	r := make([]float64, n)
 	if n == 0 {
 		return r
@@ -251,9 +291,9 @@ func (x *Text) centrality() []float64 {
 		for _, s := range x.sents {
 			all = append(all, s.terms...)
 		}
-		c := x.tfidf(all)
-		for i, s := range x.sents {
-			r[i] = s.vec.dot(c)
+		c := weigh(all)
+		for i, v := range vs {
+			r[i] = v.dot(c)
 		}
 		return scaleMax(r)
 	}
@@ -264,7 +304,7 @@ func (x *Text) centrality() []float64 {
 	}
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
-			s := x.sents[i].vec.dot(x.sents[j].vec)
+			s := vs[i].dot(vs[j])
 			sim[i][j], sim[j][i] = s, s
 			out[i] += s
 			out[j] += s
