@@ -240,8 +240,8 @@ func TestChoiSegmentation(t *testing.T) {
 	t.Parallel()
 	ours, tt := evalChoi(docs)
 	t.Logf("Choi 3/3-11 (%d documents), Pk (lower is better): chapters %.3f, TextTiling %.3f (target <= %.3f)", len(docs), ours, tt, 0.8*tt)
-	if ours > tt {
-		t.Errorf("Pk %.3f worse than TextTiling's %.3f", ours, tt)
+	if ours > 0.8*tt {
+		t.Errorf("Pk %.3f above 0.8 x TextTiling's %.3f", ours, tt)
 	}
 }
 

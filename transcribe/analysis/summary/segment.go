@@ -25,6 +25,10 @@ const (
 	// pauseMillis between the two sentences.
 	pauseBonus  = 0.05
 	pauseMillis = 2000
+	// settleSentences: a boundary chosen on the smoothed similarity
+	// settles on the gap of least raw similarity within this many
+	// sentences of it (see segment).
+	settleSentences = 2
 )
 
 // conceptWeight is the share of the topic-category similarity in the
@@ -172,7 +176,7 @@ func (x *Text) segment(minSentences int, minMillis int64) []int {
 	if n < 2*minSentences {
 		return nil
 	}
-	sim, _ := x.gapSimilarity()
+	sim, raw := x.gapSimilarity()
 	d := depths(sim)
 	for g := 1; g < n; g++ {
 		if x.sents[g].Start-x.sents[g-1].End >= pauseMillis {
@@ -209,13 +213,33 @@ func (x *Text) segment(minSentences int, minMillis int64) []int {
 	})
 	var cuts []int
 	for _, c := range cands {
+		// Smoothing finds where the topic turns but blurs the exact gap:
+		// the boundary settles on the least similar gap near it (Choi's
+		// set 1, the dev set: Pk 0.317 -> 0.279; the project's own sets
+		// unchanged).
 		at := c.at
+		for o := max(c.at-settleSentences, 1); o <= min(c.at+settleSentences, n-1); o++ {
+			if x.settled(raw, o) < x.settled(raw, at) {
+				at = o
+			}
+		}
 		if x.fits(cuts, at, minSentences, minMillis) {
 			cuts = append(cuts, at)
 			sort.Ints(cuts)
 		}
 	}
 	return cuts
+}
+
+// settled is how similar the sentences on each side of gap g are, for
+// settling a boundary: the raw similarity, less pauseBonus at a long
+// silence (a boundary does not leave a pause for a gap a little less
+// similar).
+func (x *Text) settled(raw []float64, g int) float64 {
+	if x.sents[g].Start-x.sents[g-1].End >= pauseMillis {
+		return raw[g] - pauseBonus
+	}
+	return raw[g]
 }
 
 // fits reports whether cutting at g keeps every chapter long enough.
