@@ -97,18 +97,7 @@ func TestLibrivoxMatchesCLI(t *testing.T) {
 	testaudio.Need(t, "pocketsphinx_continuous")
 	r := rec(t)
 	clips := testaudio.Librivox(t)
-	refs := map[string]string{}
-	if b, err := os.ReadFile(filepath.Join(testaudio.LibrivoxDir, "transcription")); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			// "words words (clip-id)"
-			i := strings.LastIndex(line, "(")
-			if i < 0 {
-				continue
-			}
-			id := strings.TrimSuffix(strings.TrimSpace(line[i+1:]), ")")
-			refs[id] = strings.ToLower(strings.TrimSpace(line[:i]))
-		}
-	}
+	refs := librivoxRefs(t)
 	// The command line runs (each loads its own decoder) go on two at a
 	// time beside our decoding.
 	m := DefaultModelDir
@@ -146,8 +135,7 @@ func TestLibrivoxMatchesCLI(t *testing.T) {
 		if d := editDistance(cli, got); d > 2 {
 			t.Errorf("%s: %d word errors against the CLI\n cli: %s\n got: %s", id, d, strings.Join(cli, " "), strings.Join(got, " "))
 		}
-		if ref, ok := refs[id]; ok {
-			rw := strings.Fields(ref)
+		if rw, ok := refs[id]; ok {
 			e := editDistance(rw, got)
 			errsRef += e
 			nRef += len(rw)

@@ -189,35 +189,15 @@ func piece(ws []transcribe.Word, sp nlp.Span, from, to int) nlp.Span {
 }
 
 // tfidf returns the unit tf-idf vector of a bag of term ids.
-func (x *Text) tfidf(terms []int) vec {
-	counts := map[int]float64{}
-	for _, id := range terms {
-		counts[id]++
-	}
-	v := vec{ids: make([]int, 0, len(counts))}
-	for id := range counts {
-		v.ids = append(v.ids, id)
-	}
-	sort.Ints(v.ids)
-	norm := 0.0
-	v.w = make([]float64, len(v.ids))
-	for i, id := range v.ids {
-		w := (1 + math.Log(counts[id])) * x.idf[id]
-		v.w[i] = w
-		norm += w * w
-	}
-	if norm > 0 {
-		norm = math.Sqrt(norm)
-		for i := range v.w {
-			v.w[i] /= norm
-		}
-	}
-	return v
-}
+func (x *Text) tfidf(terms []int) vec { return unitVec(terms, x.idf) }
 
 // tf returns the unit term-frequency vector of a bag of term ids, weighted
 // as tfidf weighs them but without the inverse sentence frequency.
-func (x *Text) tf(terms []int) vec {
+func (x *Text) tf(terms []int) vec { return unitVec(terms, nil) }
+
+// unitVec returns the unit vector of a bag of term ids, each weighted
+// 1 + log(count), times idf[id] when idf is not nil.
+func unitVec(terms []int, idf []float64) vec {
 	counts := map[int]float64{}
 	for _, id := range terms {
 		counts[id]++
@@ -231,6 +211,9 @@ func (x *Text) tf(terms []int) vec {
 	v.w = make([]float64, len(v.ids))
 	for i, id := range v.ids {
 		w := 1 + math.Log(counts[id])
+		if idf != nil {
+			w *= idf[id]
+		}
 		v.w[i] = w
 		norm += w * w
 	}
