@@ -130,7 +130,7 @@
 // Smoothing finds where the subject turns but blurs the exact gap, so each
 // boundary then settles on the gap of least raw (unsmoothed) similarity
 // within two sentences of it, the silence bonus counted (on Choi's dev
-// set 1, Pk 0.317 -> 0.281, 0.285 within one sentence, 0.273 within three
+// set 1, Pk 0.317 -> 0.280, 0.286 within one sentence, 0.273 within three
 // at a cost on the project's own sets; the project's sets unchanged at
 // two). Each
 // chapter runs from its first word's start to its last word's end, in
@@ -280,7 +280,7 @@
 //
 // 0.69 of TextTiling's Pk: the target is met and TestChoiSegmentation
 // asserts it (0.296, 0.802 x, before boundaries settled on the least
-// similar gap; 0.301 with the family-model labels; on the dev set 1, 0.281
+// similar gap; 0.301 with the family-model labels; on the dev set 1, 0.280
 // against 0.360). Set
 // EARSHOT_BBC_SUMMARY_DATA and EARSHOT_CHOI_DATA and run go test -v -run
 // 'BBC|Choi' ./transcribe/analysis/summary to measure.
