@@ -95,8 +95,9 @@ func alpha(w string) bool {
 //     "doctor", "aunt" and the like only when a name follows: "yes sir
 //     eight bottles" is not a name), a given name and the surname
 //     after it (any word but a closed-class one: "karen white", but not
-//     "sarah and"), two names in a row ("wells fargo"), and the name after
-//     "my name is";
+//     "sarah and"), two names in a row ("wells fargo"), the name after
+//     "my name is", and the gap after that name when "and" follows with no
+//     pause ("my name is sarah and i paid");
 //   - spelled letters ("j o h n", "x ray") and spoken e-mail and web
 //     addresses ("sarah at example dot com");
 //   - the gap after an article, a possessive, "and" or "of".
@@ -153,6 +154,23 @@ func holdGaps(m *punctmodel.Model, t, words []string, paused func(int) bool) []b
 			hold[i] = true
 		case a == "named" || a == "name's" || a == "is" && at(i-1) == "name":
 			hold[i] = alpha(b) && !notName[b]
+		}
+	}
+	// The name a speaker gives runs on into "and" without a mark unless
+	// the speaker pauses ("my name is sarah and i paid ..."): books put a
+	// comma after a name before "and" mostly where the name is a vocative
+	// ("thank you, Sarah, and ..."), which a name after "my name is" is
+	// not.
+	for i := 0; i+1 < n; i++ {
+		if !hold[i] || !(t[i] == "named" || t[i] == "name's" || t[i] == "is" && at(i-1) == "name") {
+			continue
+		}
+		j := i + 1 // the name's last word
+		for j+1 < n && hold[j] {
+			j++
+		}
+		if j+1 < n && t[j+1] == "and" && !paused(j) {
+			hold[j] = true
 		}
 	}
 	// A spoken e-mail address: "sarah at example dot com".

@@ -13,7 +13,11 @@
 // (heldOut), which are never trained on: Sense and Sensibility (the book
 // the librivox test clips read, used for evaluation), The Importance of
 // Being Earnest (evaluation), and Pygmalion (development: it tunes the
-// sentence-end offset and gives the figures printed after training). Training is deterministic for a seed.
+// score offsets of sentence ends and of "?" and gives the figures printed
+// after training). Training is deterministic for a seed. -retune tunes
+// the offsets of a trained model file again after a change of the
+// decoder (the weights do not depend on it, so the file is the one
+// training with the changed decoder writes).
 package main
 
 import (
@@ -53,7 +57,7 @@ var heldOut = map[string]string{
 	"Shaw, Bernard/Pygmalion.txt":                                                                    "development",
 }
 
-// devBook tunes the sentence-end offset: a play, whose dialogue is closer
+// devBook tunes the score offsets: a play, whose dialogue is closer
 // to speech than narration.
 const devBook = "Shaw, Bernard/Pygmalion.txt"
 
@@ -66,6 +70,7 @@ func main() {
 	sample := flag.String("sample", "", "instead of training, write the held-out evaluation sample (recognized speech) to this file")
 	pauses := flag.Bool("pauses", false, "instead of training, measure the pauses after each mark on training-split text read by flite")
 	devOnly := flag.Bool("dev", false, "instead of training, print the committed model's figures on the development book")
+	retune := flag.Bool("retune", false, "instead of training, tune the score offsets of the model file -out again on the development book and write it back (after a change of the decoder: the weights do not depend on it, so the file is the one training writes)")
 	flag.Parse()
 	if *corpus == "" {
 		log.Fatal("trainpunct: -corpus is required (a checkout of github.com/rcdm-uga/Gutenberg_Text)")
@@ -76,6 +81,18 @@ func main() {
 	}
 	if *devOnly {
 		devFigures(*corpus)
+		return
+	}
+	if *retune {
+		b, err := os.ReadFile(*out)
+		if err != nil {
+			log.Fatal(err)
+		}
+		m, err := punctmodel.Read(bytes.NewReader(b))
+		if err != nil {
+			log.Fatal(err)
+		}
+		tune(*corpus, *out, m)
 		return
 	}
 	if *sample != "" {
@@ -112,24 +129,31 @@ func main() {
 		Progress: func(ep, errs, n int) {
 			log.Printf("epoch %d: %d errors in %d gaps (%.2f%%), %v", ep, errs, n, 100*float64(errs)/float64(n), time.Since(start).Round(time.Second))
 		}})
+	fmt.Printf("books %d, words %d, epochs %d, seed %d, trained in %v on %d CPUs\n", len(docs), words, *epochs, *seed,
+		time.Since(start).Round(time.Second), runtime.NumCPU())
+	tune(*corpus, *out, m)
+}
+
+// tune sets the model's score offsets on the development book, writes
+// the model to out and prints its figures there.
+func tune(corpus, out string, m *punctmodel.Model) {
 	// Development data, with simulated pauses (fixed seed): tunes the
-	// sentence-end offset, then gives the figures printed below.
-	ws, gaps, gold := devData(*corpus)
+	// sentence-end offset, then the question offset, then gives the
+	// figures printed below.
+	ws, gaps, gold := devData(corpus)
 	bias, devF := m.TuneBias(ws, gaps, gold)
 	log.Printf("sentence-end offset %d (development F1 %.3f)", bias, devF)
+	q, qF, seF := m.TuneQuestion(ws, gaps, gold)
+	log.Printf("question offset %+d over the sentence end's (development question F1 %.3f, sentence end %.3f)", q, qF, seF)
 	var buf bytes.Buffer
 	if err := m.Write(&buf); err != nil {
 		log.Fatal(err)
 	}
-	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
 	sum := sha256.Sum256(buf.Bytes())
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	fmt.Printf("books %d, words %d, epochs %d, seed %d, took %v on %d CPUs\n", len(docs), words, *epochs, *seed,
-		time.Since(start).Round(time.Second), runtime.NumCPU())
-	fmt.Printf("model %s: %d bytes, sha256 %s, tables %d bytes in memory\n", *out, buf.Len(), hex.EncodeToString(sum[:]), m.Bytes())
+	fmt.Printf("model %s: %d bytes, sha256 %s, tables %d bytes in memory\n", out, buf.Len(), hex.EncodeToString(sum[:]), m.Bytes())
 	s := punctmodel.Score(gold, m.Marks(ws, gaps))
 	fmt.Printf("development (%s, %d words, simulated pauses): sentence end %v; question %v; comma %v\n",
 		devBook, len(ws), s.SentenceEnd, s.Question, s.Comma)

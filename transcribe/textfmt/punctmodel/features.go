@@ -91,10 +91,64 @@ func (f *featurizer) add(parts ...string) {
 }
 
 // state is what the decoder has decided before a gap: where the current
-// sentence started and the mark at the previous gap.
+// sentence and clause started and the mark at the previous gap.
 type state struct {
-	start int
-	prev  Mark
+	start  int // the current sentence's first word
+	clause int // the current clause's first word (after the last mark)
+	prev   Mark
+}
+
+// next returns the state after mark mk on word i.
+func (st state) next(i int, mk Mark) state {
+	st.prev = mk
+	if mk != None {
+		st.clause = i + 1
+	}
+	if mk.EndsSentence() {
+		st.start = i + 1
+	}
+	return st
+}
+
+// whWords begin a question ("what", "where" ...).
+var whWords = map[string]bool{"what": true, "where": true, "when": true, "why": true, "who": true, "whom": true,
+	"whose": true, "which": true, "how": true, "what's": true, "where's": true, "who's": true, "how's": true,
+	"why's": true, "when's": true}
+
+// auxWords begin a yes-no question when a subject follows ("do you",
+// "is it", "can we").
+var auxWords = map[string]bool{"do": true, "does": true, "did": true, "is": true, "are": true, "was": true,
+	"were": true, "am": true, "can": true, "could": true, "will": true, "would": true, "shall": true,
+	"should": true, "may": true, "might": true, "must": true, "have": true, "has": true, "had": true,
+	"don't": true, "doesn't": true, "didn't": true, "isn't": true, "aren't": true, "wasn't": true,
+	"weren't": true, "can't": true, "couldn't": true, "won't": true, "wouldn't": true, "shan't": true,
+	"shouldn't": true, "haven't": true, "hasn't": true, "hadn't": true, "mustn't": true, "ain't": true}
+
+// subjects follow an auxiliary in a yes-no question.
+var subjects = map[string]bool{"i": true, "you": true, "he": true, "she": true, "it": true, "we": true,
+	"they": true, "there": true, "that": true, "this": true, "anyone": true, "anybody": true, "one": true}
+
+// finite are finite verbs that follow a clause's subject ("my new job
+// is", "mortgage rates have"): the first of them among the next words
+// shows where a new clause may start.
+var finite = map[string]bool{"is": true, "was": true, "are": true, "were": true, "am": true, "has": true,
+	"have": true, "had": true, "will": true, "would": true, "can": true, "could": true, "shall": true,
+	"should": true, "may": true, "might": true, "must": true, "does": true, "do": true, "did": true}
+
+// qshape returns the question shape of the words from first to last: "wh"
+// (a wh-word), "auxs" (an auxiliary and a subject pronoun), "aux" (an
+// auxiliary alone) or "-".
+func qshape(ws []string, first, last int) string {
+	w := at(ws, first)
+	switch {
+	case whWords[w]:
+		return "wh"
+	case auxWords[w] && first+1 <= last && subjects[at(ws, first+1)]:
+		return "auxs"
+	case auxWords[w]:
+		return "aux"
+	}
+	return "-"
 }
 
 func at(ws []string, i int) string {
@@ -167,6 +221,26 @@ func (f *featurizer) gapFeatures(ws []string, gaps []Gap, i int, st state) []uin
 	f.add("s0s1", s0, s1)
 	f.add("s0w0", s0, w0)
 	f.add("s0n", s0, n)
+	c0, c1 := at(ws, st.clause), "</s>"
+	if st.clause+1 <= i {
+		c1 = at(ws, st.clause+1)
+	}
+	qs, qc := qshape(ws, st.start, i), qshape(ws, st.clause, i)
+	f.add("c0c1", c0, c1)
+	f.add("c0w0", c0, w0)
+	f.add("qs", qs)
+	f.add("qc", qc)
+	f.add("qsqc", qs, qc)
+	f.add("qsn", qs, n)
+	f.add("qcw1", qc, w1)
+	for j := 1; j <= 4; j++ {
+		if finite[at(ws, i+j)] {
+			v := strconv.Itoa(j)
+			f.add("rv", v)
+			f.add("rvw1", v, w1)
+			break
+		}
+	}
 	f.add("prev", strconv.Itoa(int(st.prev)))
 	f.add("prevw1", strconv.Itoa(int(st.prev)), w1)
 	if gaps[i].Turn {

@@ -109,12 +109,23 @@ func Train(docs []Doc, o TrainOptions) *Model {
 		o.Pauses = SimulatePause
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x5eed))
+	// The turn-end head sees the pause so far, as a streaming endpointer
+	// asks at a moment during the gap: the simulated pause times a
+	// uniform fraction (its own generator, so that the marks' training
+	// does not change with it).
+	trng := rand.New(rand.NewPCG(o.Seed, 0x7e4d))
 	k := int(numMarks)
 	rows := 1 << o.Bits
 	w := make([]float32, rows*k)
 	u := make([]float32, rows*k) // sum of c*update, for averaging
 	tw := make([]float32, 1<<o.TurnBits)
 	var tb float32
+	// Sums of c*update of the turn-end weights, for averaging them as the
+	// perceptron's: the weights of single-example gradient steps wander
+	// with the last examples seen, above all the bias and the features
+	// every example has.
+	tu := make([]float64, len(tw))
+	var tbu float64
 	f := featurizer{mask: uint32(rows - 1)}
 	tf := featurizer{mask: uint32(1<<o.TurnBits - 1)}
 	var c float32 = 1
@@ -143,7 +154,12 @@ func Train(docs []Doc, o TrainOptions) *Model {
 			for i := range d.words {
 				gaps[i] = Gap{PauseMs: o.Pauses(rng, d.marks[i], d.paraEnd[i]), Turn: d.turn[i]}
 			}
+			// The history features (the mark before, the sentence and
+			// clause so far) are trained on the model's own marks, as
+			// greedy decoding sees them at run time; the turn-end head
+			// on the true sentence starts.
 			st := state{}
+			goldStart := 0
 			for i := 0; i < len(d.words)-1; i++ {
 				feats := f.gapFeatures(d.words, gaps, i, st)
 				sc = [numMarks]float32{}
@@ -175,19 +191,29 @@ func Train(docs []Doc, o TrainOptions) *Model {
 				if gold.EndsSentence() {
 					y = 1
 				}
-				tfe := tf.endFeatures(d.words, gaps[i].PauseMs, i, st.start)
+				soFar := int64(trng.Float64() * float64(gaps[i].PauseMs))
+				tfe := tf.endFeatures(d.words, soFar, i, goldStart)
 				s := tb
 				for _, h := range tfe {
 					s += tw[h]
 				}
 				g := (y - float32(1/(1+math.Exp(-float64(s))))) * lr
 				tb += g
+				tbu += float64(c) * float64(g)
 				for _, h := range tfe {
 					tw[h] += g
+					tu[h] += float64(c) * float64(g)
 				}
-				st.prev = gold
+				if gaps[i].Turn {
+					// A forced end, as Marks decodes it.
+					pred = Period
+					if sc[Question] > sc[Period] {
+						pred = Question
+					}
+				}
+				st = st.next(i, pred)
 				if gold.EndsSentence() {
-					st.start = i + 1
+					goldStart = i + 1
 				}
 			}
 		}
@@ -200,6 +226,10 @@ func Train(docs []Doc, o TrainOptions) *Model {
 	for i := range w {
 		w[i] -= u[i] / c
 		maxAbs = max(maxAbs, float32(math.Abs(float64(w[i]))))
+	}
+	tb -= float32(tbu / float64(c))
+	for i := range tw {
+		tw[i] -= float32(tu[i] / float64(c))
 	}
 	m := &Model{bits: o.Bits, tbits: o.TurnBits, w: make([]int16, len(w)), tw: make([]int16, len(tw)), tbias: tb}
 	for i, v := range w {
