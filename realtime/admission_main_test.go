@@ -34,12 +34,11 @@ func TestMain(m *testing.M) {
 
 // isolatedRecognizer starts pocketsphinx in up to processes supervised
 // worker processes of one decoder each, as the server runs its streaming
-// pool (the first search alone: pocketsphinx.Config.SinglePass), stopping
-// idle workers after idle.
+// pool by default, stopping idle workers after idle.
 func isolatedRecognizer(t testing.TB, processes int, idle time.Duration) *isolate.Recognizer {
 	t.Helper()
 	r, err := isolate.New(isolate.Config{
-		Engine: "pocketsphinx", EngineConfig: pocketsphinx.Config{Decoders: 1, SinglePass: true},
+		Engine: "pocketsphinx", EngineConfig: pocketsphinx.Config{Decoders: 1},
 		Processes: processes, IdleTimeout: idle,
 	})
 	if err != nil {

@@ -62,12 +62,12 @@ type Config struct {
 	// engines that give no punctuation with the learned model; false keeps
 	// the pause rules alone.
 	PunctuationModel bool
-	// StreamSecondPass (EARSHOT_STREAM_SECOND_PASS, default false): the
-	// streaming pool's decoders run pocketsphinx's second search when an
-	// utterance ends, as batch decoding does; by default they run the
-	// first alone (pocketsphinx.Config.SinglePass), for finals two to
-	// four times sooner.
-	StreamSecondPass bool
+	// StreamSinglePass (EARSHOT_STREAM_SINGLE_PASS, default false): the
+	// streaming pool's decoders run only pocketsphinx's first search
+	// (pocketsphinx.Config.SinglePass), for finals two to four times
+	// sooner at a few more word errors; by default they run both, as
+	// batch decoding does.
+	StreamSinglePass bool
 	WhisperCppURL    string // EARSHOT_WHISPERCPP_URL: whisper.cpp servers, comma-separated (a pool: adapters/enginepool)
 	OpenAIURL        string // EARSHOT_OPENAI_URL: OpenAI-compatible API roots, comma-separated, e.g. http://127.0.0.1:8000/v1
 	OpenAIModel      string // EARSHOT_OPENAI_MODEL: the model the OpenAI-compatible server runs, e.g. Systran/faster-whisper-small
@@ -244,7 +244,7 @@ func ParseConfig(args []string) (*Config, error) {
 		{&c.InProcessEngine, "EARSHOT_ENGINE_IN_PROCESS", "engine-in-process", "run pocketsphinx in the server process, not in supervised worker processes", false},
 		{&c.S3CreateBucket, "EARSHOT_S3_CREATE_BUCKET", "s3-create-bucket", "create the S3 bucket when missing", false},
 		{&c.PunctuationModel, "EARSHOT_PUNCTUATION_MODEL", "punctuation-model", "punctuate and case engines that give no punctuation with the learned model; false: the pause rules alone", true},
-		{&c.StreamSecondPass, "EARSHOT_STREAM_SECOND_PASS", "stream-second-pass", "streaming sessions run pocketsphinx's second search when an utterance ends: a few more words right, finals two to four times slower", false},
+		{&c.StreamSinglePass, "EARSHOT_STREAM_SINGLE_PASS", "stream-single-pass", "streaming sessions run only pocketsphinx's first search: finals two to four times sooner, a few more word errors", false},
 	} {
 		def := b.def
 		if v := env(b.env, ""); v != "" {

@@ -112,7 +112,7 @@ func TestBoolSettings(t *testing.T) {
 		{"EARSHOT_ENGINE_IN_PROCESS", "engine-in-process", false, func(c *Config) bool { return c.InProcessEngine }},
 		{"EARSHOT_S3_CREATE_BUCKET", "s3-create-bucket", false, func(c *Config) bool { return c.S3CreateBucket }},
 		{"EARSHOT_PUNCTUATION_MODEL", "punctuation-model", true, func(c *Config) bool { return c.PunctuationModel }},
-		{"EARSHOT_STREAM_SECOND_PASS", "stream-second-pass", false, func(c *Config) bool { return c.StreamSecondPass }},
+		{"EARSHOT_STREAM_SINGLE_PASS", "stream-single-pass", false, func(c *Config) bool { return c.StreamSinglePass }},
 	} {
 		t.Setenv(tc.env, "")
 		if c, err := ParseConfig(nil); err != nil || tc.get(c) != tc.def {

@@ -213,7 +213,7 @@ func pocketsphinxEngines(cfg *Config, decoders int, log *slog.Logger) (batch, st
 		}
 		// Streaming sessions hold a decoder for their whole life, so they
 		// get their own pool and never starve batch jobs (or the reverse).
-		st, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: streams, IdleTimeout: streamIdle, SinglePass: !cfg.StreamSecondPass})
+		st, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.ModelDir, Decoders: streams, IdleTimeout: streamIdle, SinglePass: cfg.StreamSinglePass})
 		if err != nil {
 			b.Close()
 			return nil, nil, err
@@ -225,11 +225,11 @@ func pocketsphinxEngines(cfg *Config, decoders int, log *slog.Logger) (batch, st
 	if err != nil {
 		return nil, nil, err
 	}
-	// A streaming final waits for the end of its utterance's decoding: the
-	// streaming pool runs the first search alone unless
-	// EARSHOT_STREAM_SECOND_PASS (pocketsphinx.Config.SinglePass).
+	// A streaming final waits for the end of its utterance's decoding:
+	// EARSHOT_STREAM_SINGLE_PASS leaves out the second search
+	// (pocketsphinx.Config.SinglePass).
 	sps := ps
-	sps.SinglePass = !cfg.StreamSecondPass
+	sps.SinglePass = cfg.StreamSinglePass
 	st, err := isolate.New(isolate.Config{Engine: "pocketsphinx", EngineConfig: sps, Processes: streams, IdleTimeout: streamIdle, Logger: log})
 	if err != nil {
 		b.Close()

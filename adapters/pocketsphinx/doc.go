@@ -69,7 +69,8 @@
 // final posteriors on pocketsphinx-testdata's LibriVox clips (partial.go);
 // once the stretch ends its words carry their posteriors.
 //
-// Config.SinglePass (the reference server's streaming pool) runs only the
+// Config.SinglePass (the reference server's streaming pool with
+// EARSHOT_STREAM_SINGLE_PASS=true) runs only the
 // library's first search, the lexicon tree that keeps up with the audio,
 // and leaves out the second, a flat-lexicon search the library runs over
 // the whole utterance again when it ends (ngram_search_finish), so a
