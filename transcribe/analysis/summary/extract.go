@@ -70,19 +70,9 @@ func styleOf(model transcribe.SummaryModel) style {
 // questions, and (when st.short) for long sentences.
 func (x *Text) quality(i int, st style) float64 {
 	s := x.sents[i]
-	q := x.rank[i]
-	content := len(s.terms)
-	switch {
-	case content < 3:
-		q *= 0.1
-	case content < 5:
-		q *= 0.6
-	}
+	q := x.rank[i] * x.plainWorth(len(s.terms), i)
 	if n := s.Len(); n > 45 {
 		q *= 0.75
-	}
-	if len(s.toks) > 0 && strings.Contains(s.toks[len(s.toks)-1].Post, "?") {
-		q *= 0.6
 	}
 	if st.short {
 		if n := s.Len(); n > 16 {
@@ -180,20 +170,11 @@ func (x *Text) pickWhole(k int, chosen []int) []int {
 	q := x.rankGraph(tf, x.tf)
 	for g := range q {
 		content := len(terms[g])
-		switch {
-		case content < 3:
-			q[g] *= 0.1
-		case content < 5:
-			q[g] *= 0.6
-		}
 		last := len(x.sents) - 1
 		if g+1 < ng {
 			last = first[g+1] - 1
 		}
-		if toks := x.sents[last].toks; len(toks) > 0 && strings.Contains(toks[len(toks)-1].Post, "?") {
-			q[g] *= 0.6
-		}
-		q[g] *= math.Pow(float64(max(content, 1)), wholeLengthExp)
+		q[g] *= x.plainWorth(content, last) * math.Pow(float64(max(content, 1)), wholeLengthExp)
 	}
 	q = scaleMax(q)
 	out := append([]int(nil), chosen...)
@@ -243,6 +224,24 @@ func (x *Text) quoted() (first, group []int) {
 		first = append(first, i)
 	}
 	return first, group
+}
+
+// plainWorth is what a unit is worth as summary material for its form
+// alone, as a factor: lowered when its content words (content) are too
+// few to say anything, and when it is a question (its last sentence,
+// last, ends in "?").
+func (x *Text) plainWorth(content, last int) float64 {
+	w := 1.0
+	switch {
+	case content < 3:
+		w = 0.1
+	case content < 5:
+		w = 0.6
+	}
+	if toks := x.sents[last].toks; len(toks) > 0 && strings.Contains(toks[len(toks)-1].Post, "?") {
+		w *= 0.6
+	}
+	return w
 }
 
 // pickPerTopic shares k sentences among the topic segments that start at
