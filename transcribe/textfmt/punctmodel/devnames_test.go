@@ -1,0 +1,97 @@
+package punctmodel_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/textfmt"
+	"github.com/earshot-dev/earshot/transcribe/textfmt/punctmodel"
+)
+
+// TestDevNames measures names capitalised on the development book
+// (Pygmalion, $EARSHOT_GUTENBERG/Shaw, Bernard/Pygmalion.txt: the only
+// data that tunes anything), with simulated pauses; it skips without the
+// corpus. TestHeldOut's figure is the held-out one.
+func TestDevNames(t *testing.T) {
+	corpus := os.Getenv("EARSHOT_GUTENBERG")
+	if corpus == "" {
+		t.Skip("EARSHOT_GUTENBERG is not set")
+	}
+	b, err := os.ReadFile(filepath.Join(corpus, "Shaw, Bernard", "Pygmalion.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(99, 1))
+	var ws []punctmodel.EvalWord
+	var at int64
+	for _, p := range punctmodel.Paragraphs(punctmodel.Gutenberg(string(b))) {
+		toks := punctmodel.Tokenize(p.Text)
+		for i, tk := range toks {
+			w := punctmodel.EvalWord{Word: tk.Word, Form: tk.Form, Mark: tk.Mark, Begins: tk.Start, Speaker: p.Speaker, Start: at, End: at + 300}
+			at = w.End + punctmodel.SimulatePause(r, tk.Mark, i == len(toks)-1)
+			ws = append(ws, w)
+		}
+	}
+	hit, n, misses := nameMisses(ws, false)
+	t.Logf("development book: names capitalised %d/%d (%.1f%%)", hit, n, 100*float64(hit)/float64(max(n, 1)))
+	falseCaps := falseCapitals(ws)
+	t.Logf("words capitalised that the book writes in lower case: %d", len(falseCaps))
+	if os.Getenv("EARSHOT_DEV_MISSES") != "" {
+		t.Logf("names missed:\n%s\nfalse capitals: %s", strings.Join(misses, "\n"), strings.Join(falseCaps, ", "))
+	}
+}
+
+// falseCapitals counts the words inside sentences that the book writes in
+// lower case and the punctuate and casing stages capitalise.
+func falseCapitals(ws []punctmodel.EvalWord) []string {
+	p := &transcribe.TranscriptParams{}
+	p.Normalize()
+	job := &transcribe.Job{Transcript: &transcribe.Transcript{TranscriptParams: *p, Words: punctmodel.Words(ws)}}
+	_ = textfmt.Punctuator{}.Apply(context.Background(), job)
+	textfmt.Casing{}.Case(job.Transcript.Words)
+	var out []string
+	for i, w := range ws {
+		if w.Begins || w.Form == "" || w.Form[:1] != strings.ToLower(w.Form[:1]) || i == 0 || strings.ContainsAny(job.Transcript.Words[i-1].Text, ".?!") {
+			continue
+		}
+		if t := job.Transcript.Words[i].Text; t != "" && t[:1] != strings.ToLower(t[:1]) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// TestPlaceHeads: a place's head after a name, or after a word the
+// training text never had, is part of the name; after a day, a month, a
+// nation's adjective or a contraction it is not.
+func TestPlaceHeads(t *testing.T) {
+	t.Parallel()
+	m, err := punctmodel.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"she lives near hyde park", "_ _ _ Hyde Park"},
+		{"born in lisson grove", "_ _ Lisson Grove"},
+		{"brought up in largelady park", "_ _ _ Largelady Park"},
+		{"we walked down an english lane", "_ _ _ _ English _"},
+		{"on monday hill walkers came", "_ Monday _ _ _"},
+		{"i'll park it by the river", "_ _ _ _ _ _"},
+		{"the park was quiet", "_ _ _ _"},
+	} {
+		forms := m.Case(strings.Fields(c.in))
+		for i := range forms {
+			if forms[i] == "" {
+				forms[i] = "_"
+			}
+		}
+		if got := strings.Join(forms, " "); got != c.want {
+			t.Errorf("%q: %q, want %q", c.in, got, c.want)
+		}
+	}
+}
