@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/pii/ner"
 )
 
 // tok is one word prepared for matching.
@@ -18,32 +19,9 @@ type tok struct {
 	side      string // speaker/channel, words of different sides never join
 }
 
-const (
-	leadPunct  = "\"'([{“‘¿¡"
-	trailPunct = ".,;:!?\"')]}”’…"
-)
-
 // splitPunct splits a word into leading punctuation, core and trailing
-// punctuation. "$25," -> "", "$25", ","; "(Sarah)" -> "(", "Sarah", ")".
-func splitPunct(s string) (lead, core, trail string) {
-	i := 0
-	for i < len(s) {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if !strings.ContainsRune(leadPunct, r) {
-			break
-		}
-		i += n
-	}
-	j := len(s)
-	for j > i {
-		r, n := utf8.DecodeLastRuneInString(s[i:j])
-		if !strings.ContainsRune(trailPunct, r) {
-			break
-		}
-		j -= n
-	}
-	return s[:i], s[i:j], s[j:]
-}
+// punctuation (ner.SplitPunct): "$25," -> "", "$25", ",".
+var splitPunct = ner.SplitPunct
 
 // keyOf is the matching form of a word or gazetteer entry.
 func keyOf(s string) string {

@@ -11,11 +11,10 @@ const (
 	trailPunct = ".,;:!?\"')]}”’…"
 )
 
-// split splits a transcript word into leading punctuation, core and
-// trailing punctuation: "(Reuters)," -> "(", "Reuters", "),". A trailing
-// "." stays on the core when the core has another "." ("U.S.") or is a
-// single letter ("J."), as in abbreviations and initials.
-func split(s string) (lead, core, trail string) {
+// SplitPunct splits a transcript word into leading punctuation, core and
+// trailing punctuation: "$25," -> "", "$25", ","; "(Sarah)" -> "(",
+// "Sarah", ")". Package pii splits words the same way.
+func SplitPunct(s string) (lead, core, trail string) {
 	i := 0
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -32,12 +31,20 @@ func split(s string) (lead, core, trail string) {
 		}
 		j -= n
 	}
-	core, trail = s[i:j], s[j:]
+	return s[:i], s[i:j], s[j:]
+}
+
+// split is SplitPunct for the tagger: "(Reuters)," -> "(", "Reuters",
+// "),". A trailing "." stays on the core when the core has another "."
+// ("U.S.") or is a single letter ("J."), as in abbreviations and
+// initials.
+func split(s string) (lead, core, trail string) {
+	lead, core, trail = SplitPunct(s)
 	if strings.HasPrefix(trail, ".") && core != "" && (strings.Contains(core, ".") || utf8.RuneCountInString(core) == 1) {
 		core += "."
 		trail = trail[1:]
 	}
-	return s[:i], core, trail
+	return lead, core, trail
 }
 
 // shape maps letters to X/x, digits to d and collapses repeats:
