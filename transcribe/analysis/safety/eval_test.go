@@ -1,10 +1,8 @@
 package safety
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -22,24 +20,10 @@ type labelled struct {
 // readSet reads "labels | segment" lines of testdata/name.
 func readSet(t testing.TB, name string) []labelled {
 	t.Helper()
-	f, err := os.Open("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []labelled
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		ls, text, ok := strings.Cut(line, " | ")
-		if !ok {
-			t.Fatalf("%s: bad line %q", name, line)
-		}
+	for _, p := range nlptest.ReadPairs(t, "testdata/"+name) {
 		var labels []string
-		for _, l := range strings.Split(ls, ",") {
+		for _, l := range strings.Split(p.Label, ",") {
 			if l = strings.TrimSpace(l); l != "none" {
 				if !slices.Contains(Labels(), l) {
 					t.Fatalf("%s: unknown label %q", name, l)
@@ -47,7 +31,7 @@ func readSet(t testing.TB, name string) []labelled {
 				labels = append(labels, l)
 			}
 		}
-		out = append(out, labelled{labels, strings.TrimSpace(text)})
+		out = append(out, labelled{labels, p.Text})
 	}
 	return out
 }

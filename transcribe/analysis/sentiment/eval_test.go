@@ -1,9 +1,7 @@
 package sentiment
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -16,23 +14,9 @@ type labelled struct{ want, text string }
 // readSet reads "LABEL | sentence" lines of testdata/name.
 func readSet(t testing.TB, name string) []labelled {
 	t.Helper()
-	f, err := os.Open("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []labelled
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		l, s, ok := strings.Cut(line, " | ")
-		if !ok {
-			t.Fatalf("%s: bad line %q", name, line)
-		}
-		out = append(out, labelled{strings.TrimSpace(l), strings.TrimSpace(s)})
+	for _, p := range nlptest.ReadPairs(t, "testdata/"+name) {
+		out = append(out, labelled{p.Label, p.Text})
 	}
 	return out
 }

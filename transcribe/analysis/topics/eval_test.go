@@ -2,7 +2,6 @@ package topics
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -20,21 +19,9 @@ type labelled struct {
 // readSet reads testdata/<name>: "Tier1 | text" per line.
 func readSet(t testing.TB, name string) []labelled {
 	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []labelled
-	for i, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		want, text, ok := strings.Cut(l, " | ")
-		if !ok {
-			t.Fatalf("%s:%d: no \" | \"", name, i+1)
-		}
-		out = append(out, labelled{strings.TrimSpace(want), strings.TrimSpace(text)})
+	for _, p := range nlptest.ReadPairs(t, "testdata/"+name) {
+		out = append(out, labelled{p.Label, p.Text})
 	}
 	return out
 }

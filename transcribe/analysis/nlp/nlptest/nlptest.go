@@ -259,3 +259,30 @@ func (c *Chooser) Choose(ctx context.Context, task, text string, options []strin
 	c.Task, c.Text, c.Options, c.Max = task, text, options, max
 	return c.Answer(options)
 }
+
+// Pair is one line of a labelled test set: the label part and the text.
+type Pair struct{ Label, Text string }
+
+// ReadPairs reads a labelled test set: one "label | text" per line, both
+// trimmed; blank lines and lines starting with "#" are skipped. A line
+// without " | " fails the test.
+func ReadPairs(t testing.TB, path string) []Pair {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Pair
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		l, text, ok := strings.Cut(line, " | ")
+		if !ok {
+			t.Fatalf("%s:%d: no \" | \" in %q", path, i+1, line)
+		}
+		out = append(out, Pair{strings.TrimSpace(l), strings.TrimSpace(text)})
+	}
+	return out
+}
