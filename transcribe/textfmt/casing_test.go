@@ -1,6 +1,11 @@
 package textfmt
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/earshot-dev/earshot/transcribe"
+)
 
 func TestCasing(t *testing.T) {
 	cases := []struct{ in, want string }{
@@ -40,5 +45,26 @@ func TestCasingSpeakerTurn(t *testing.T) {
 	Casing{}.Case(ws)
 	if got := text(ws); got != "Yes Sure" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestTitlesInAddress: a title said to someone, after a comma and before
+// a mark, is capitalised like a name; the same word in a sentence, or
+// "sir", is not.
+func TestTitlesInAddress(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"thank you, governor.", "thank you, Governor."},
+		{"no, doctor, I was not there.", "no, Doctor, I was not there."},
+		{"the governor, said it.", "the governor, said it."},
+		{"yes, sir.", "yes, sir."},
+		{"call the doctor.", "call the doctor."},
+	} {
+		var ws []transcribe.Word
+		for _, f := range strings.Fields(c.in) {
+			ws = append(ws, transcribe.Word{Text: f})
+		}
+		if got := text(trueCase(ws)); got != c.want {
+			t.Errorf("%q: %q, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -107,6 +107,10 @@ func modelPunctuate(m *punctmodel.Model, ws []transcribe.Word, sentencePause tim
 	return ws
 }
 
+// addressTitles are titles that, said to someone ("yes, doctor."), are
+// written with a capital, as names are (not "sir" or "madam").
+var addressTitles = set("doctor professor governor captain general colonel major sergeant lieutenant senator president judge officer nurse")
+
 // trueCase raises the letters of names, places and acronyms the model
 // knows, on the words of one channel.
 func trueCase(ws []transcribe.Word) []transcribe.Word {
@@ -119,6 +123,13 @@ func trueCase(ws []transcribe.Word) []transcribe.Word {
 		words[i] = punctmodel.Normalize(w.Text)
 	}
 	for i, form := range m.Case(words) {
+		if form == "" && i > 0 && addressTitles[words[i]] && strings.HasSuffix(ws[i-1].Text, ",") {
+			// A title said to someone, set off by commas or ending the
+			// sentence, is written as a name: "thank you, Doctor."
+			if _, punct := trailingPunct(ws[i].Text); punct != "" {
+				form = capitalize(words[i])
+			}
+		}
 		if form == "" || isAddress(ws[i].Text) {
 			continue
 		}
