@@ -207,6 +207,7 @@ func evidence(toks []nlp.Token, m *models) map[string]*labelEvidence {
 		return ev[l]
 	}
 	seen := map[*term]int{}
+	trigger := make([]bool, len(toks)) // tokens a lexicon term matched
 	idx := lex()
 	stems := map[string]bool{}
 	for _, u := range us {
@@ -246,6 +247,9 @@ func evidence(toks []nlp.Token, m *models) map[string]*labelEvidence {
 			e.score += t.weight * f
 			e.mentions++
 			e.at = append(e.at, i)
+			for k := i; k < i+n; k++ {
+				trigger[us[k].tok] = true
+			}
 			if neg {
 				e.negated++
 			}
@@ -268,7 +272,7 @@ func evidence(toks []nlp.Token, m *models) map[string]*labelEvidence {
 		}
 	}
 	if m != nil {
-		m.gate(ev, toks)
+		m.gate(ev, toks, trigger)
 		if s, sv := m.hateEvidence(toks); s > 0 {
 			e := get(HateSpeech)
 			e.score += s

@@ -153,16 +153,30 @@
 //	neutral news, labels ≥ 0.5   any / non-financial / figurative (crime_violence,
 //	                             health_issues, weapons, terrorism)
 //	BBC sport, tech, entertainment paragraphs, test part (1,088)
-//	  ours              3.4% /  3.2% /  2.1%
+//	  ours              2.9% /  2.8% /  1.6%
 //	  lexicon alone    27.0% / 24.2% / 16.6%
 //	  keywords         39.6% / 33.2% / 23.3%
 //	HuffPost neutral classes, test part (292)
-//	  ours              8.9% /  8.9% /  4.5%
+//	  ours              8.2% /  8.2% /  3.8%
 //	  lexicon alone    20.9% / 20.5% / 12.0%
 //	  keywords         37.0% / 33.9% / 20.2%
 //
-// Issue 23 (neutral news false alarms), in the same run before and
-// after: BBC any 3.4% → 3.4% (non-financial 3.2% → 3.2%, figurative
+// The context model reads the words around the evidence, not the
+// evidence itself: the tokens a lexicon term matched are left out of the
+// stretch whose leisure probability gates the labels ("injury" and
+// "fell" read as sport news, "shot" and "attack" as hard news, whatever
+// the stretch is about). Chosen on the dev parts and testdata/dev.txt,
+// where it lowered the neutral rates (HuffPost dev 8.3% → 7.2%, BBC dev
+// 2.2% → 2.0%, figurative 0.8% → 0.6%) and raised recall (96.6% →
+// 97.5%: the roofer's fall from the scaffolding is an accident and a
+// health issue again); the test parts, scored once after: BBC 3.4% →
+// 2.9% (non-financial 3.2% → 2.8%, figurative 2.1% → 1.6%), HuffPost
+// 8.9% → 8.2% (figurative 4.5% → 3.8%); the held-out set lost one label
+// (recall 94.8% → 93.5%, recognized 81.8% → 80.5%) and gained precision
+// (92.4% → 93.5%).
+//
+// Issue 23 (neutral news false alarms), the round before, in the same
+// run before and after: BBC any 3.4% → 3.4% (non-financial 3.2% → 3.2%, figurative
 // 2.1% → 2.1%, 37 paragraphs either way, with fewer labels on them);
 // HuffPost any 11.6% → 8.9% (34 → 26 texts; figurative 6.2% → 4.5%);
 // on the train and dev parts, where the changes were chosen, BBC 2.0% →
@@ -217,8 +231,8 @@
 // Davidson et al.'s own classifier reports precision 44% at recall 61%
 // for this class: most tweets with slurs are annotated offensive, not
 // hate, and telling them apart needs more than words and word pairs);
-// at most 2% of neutral news labelled: not met, by 1.4 points on BBC
-// and 6.9 on HuffPost. The remaining BBC alarms are mostly stories that
+// at most 2% of neutral news labelled: not met, by 0.9 points on BBC
+// and 6.2 on HuffPost. The remaining BBC alarms are mostly stories that
 // are about a label (a murder trial, a star's arrest, violent games and
 // a stabbing). Of the 26 HuffPost ones, 13 are entertainment and 6
 // sports stories, only 3 parenting or religion ones (a context domain
@@ -242,9 +256,9 @@
 // ./transcribe/analysis/safety` prints them, per label too:
 //
 //	set                                           precision   recall
-//	dev (tuned on), reference text                  100.0%     96.6%
-//	held-out, reference text                         92.4%     94.8%  (targets 90%, 80%)
-//	held-out, flite + pocketsphinx (WER 17.6%)       92.6%     81.8%  (floors 80%, 60%)
+//	dev (tuned on), reference text                  100.0%     97.5%
+//	held-out, reference text                         93.5%     93.5%  (targets 90%, 80%)
+//	held-out, flite + pocketsphinx (WER 17.6%)       92.5%     80.5%  (floors 80%, 60%)
 //
 // History, for honesty: after the first round of tuning the held-out set
 // measured 89.0% precision and 94.8% recall; a second dev round followed

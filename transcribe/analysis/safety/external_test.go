@@ -292,9 +292,51 @@ func TestNeutralNews(t *testing.T) {
 }
 
 // Regression guards for the measured rates (doc.go), in tenths of a
-// percent: non-financial and figurative (measured 8.9% and 4.5% on
-// HuffPost, 3.2% and 2.1% on BBC; one more alarm fails).
+// percent: non-financial and figurative (measured 8.2% and 3.8% on
+// HuffPost, 2.8% and 1.6% on BBC; one more alarm fails).
 var (
-	neutralHuffPostCeiling = alarms{nonFin: 90, fig: 46}
-	neutralBBCCeiling      = alarms{nonFin: 33, fig: 22}
+	neutralHuffPostCeiling = alarms{nonFin: 83, fig: 38}
+	neutralBBCCeiling      = alarms{nonFin: 28, fig: 16}
 )
+
+// TestNeutralNewsDev prints the rates of TestNeutralNews on the dev parts
+// ($EARSHOT_HUFFPOST, the News Category Dataset's JSON lines, and
+// $EARSHOT_BBC_DIR), for choosing the gate; it skips without them.
+func TestNeutralNewsDev(t *testing.T) {
+	huffPath, dir := os.Getenv("EARSHOT_HUFFPOST"), os.Getenv("EARSHOT_BBC_DIR")
+	if huffPath == "" || dir == "" {
+		t.Skip("EARSHOT_HUFFPOST or EARSHOT_BBC_DIR is not set")
+	}
+	hp, err := topicdata.ReadHuffPost(huffPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var huff []string
+	for _, d := range hp {
+		if d.Split == topicdata.Dev && slices.Contains(neutralClasses, d.Class) {
+			huff = append(huff, d.Text)
+		}
+	}
+	docs, err := topicdata.ReadBBC(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paras []string
+	for _, d := range docs {
+		if d.Split != topicdata.Dev || !slices.Contains([]string{"Sports", "Technology&Computing", "Entertainment"}, d.Class) {
+			continue
+		}
+		for i, p := range strings.Split(d.Text, "\n") {
+			if p = strings.TrimSpace(p); i > 0 && len(strings.Fields(p)) >= 8 {
+				paras = append(paras, p)
+			}
+		}
+	}
+	for _, s := range []struct {
+		name  string
+		texts []string
+	}{{"HuffPost neutral classes, dev part", huff}, {"BBC sport, tech and entertainment paragraphs, dev part", paras}} {
+		a := countAlarms(s.texts, labelsAt)
+		t.Logf("%s (%d texts): %v %v", s.name, len(s.texts), a, a.by)
+	}
+}

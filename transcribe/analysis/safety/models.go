@@ -133,9 +133,20 @@ var figurativeLabels = []string{CrimeViolence, HealthIssues, Weapons, Terrorism}
 // hate are what they are in any domain.
 var ungatedLabels = []string{Profanity, HateSpeech}
 
-// gate applies the context gate to ev, the evidence found in toks.
-func (m *models) gate(ev map[string]*labelEvidence, toks []nlp.Token) {
-	l := m.leisure(toks)
+// gate applies the context gate to ev, the evidence found in toks;
+// trigger marks the tokens a lexicon term matched.
+func (m *models) gate(ev map[string]*labelEvidence, toks []nlp.Token, trigger []bool) {
+	// The domain is told by the words around the evidence, not by the
+	// evidence itself: "injury" or "fell" reads as sport news to the
+	// context model, "shot" or "attack" as hard news, whatever the
+	// stretch is about.
+	ctx := make([]nlp.Token, 0, len(toks))
+	for i, t := range toks {
+		if !trigger[i] {
+			ctx = append(ctx, t)
+		}
+	}
+	l := m.leisure(ctx)
 	if l <= topicalFloor {
 		return
 	}
