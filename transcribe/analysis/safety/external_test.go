@@ -273,13 +273,20 @@ func TestNeutralNews(t *testing.T) {
 	if dir == "" {
 		return
 	}
+	check("BBC sport, tech and entertainment paragraphs, test part", bbcNeutral(t, dir, topicdata.Test), neutralBBCCeiling)
+}
+
+// bbcNeutral returns the paragraphs (title left out, eight words or more)
+// of the BBC set's sport, tech and entertainment articles of one split.
+func bbcNeutral(t *testing.T, dir, split string) []string {
+	t.Helper()
 	docs, err := topicdata.ReadBBC(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var paras []string
 	for _, d := range docs {
-		if d.Split != topicdata.Test || !slices.Contains([]string{"Sports", "Technology&Computing", "Entertainment"}, d.Class) {
+		if d.Split != split || !slices.Contains([]string{"Sports", "Technology&Computing", "Entertainment"}, d.Class) {
 			continue
 		}
 		for i, p := range strings.Split(d.Text, "\n") {
@@ -288,7 +295,7 @@ func TestNeutralNews(t *testing.T) {
 			}
 		}
 	}
-	check("BBC sport, tech and entertainment paragraphs, test part", paras, neutralBBCCeiling)
+	return paras
 }
 
 // Regression guards for the measured rates (doc.go), in tenths of a
@@ -317,21 +324,7 @@ func TestNeutralNewsDev(t *testing.T) {
 			huff = append(huff, d.Text)
 		}
 	}
-	docs, err := topicdata.ReadBBC(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paras []string
-	for _, d := range docs {
-		if d.Split != topicdata.Dev || !slices.Contains([]string{"Sports", "Technology&Computing", "Entertainment"}, d.Class) {
-			continue
-		}
-		for i, p := range strings.Split(d.Text, "\n") {
-			if p = strings.TrimSpace(p); i > 0 && len(strings.Fields(p)) >= 8 {
-				paras = append(paras, p)
-			}
-		}
-	}
+	paras := bbcNeutral(t, dir, topicdata.Dev)
 	for _, s := range []struct {
 		name  string
 		texts []string
