@@ -191,10 +191,7 @@ func (f *featurizer) gapFeatures(ws []string, gaps []Gap, i int, st state) []uin
 	f.out = f.out[:0]
 	w0, w1, wm1, w2, wm2 := at(ws, i), at(ws, i+1), at(ws, i-1), at(ws, i+2), at(ws, i-2)
 	p := strconv.Itoa(pauseBucket(gaps[i].PauseMs))
-	s0, s1 := at(ws, st.start), "</s>"
-	if st.start+1 <= i {
-		s1 = at(ws, st.start+1)
-	}
+	s0, s1 := opening(ws, st.start, i)
 	n := lenBucket(i - st.start + 1)
 	f.add("b")
 	f.add("w0", w0)
@@ -221,10 +218,7 @@ func (f *featurizer) gapFeatures(ws []string, gaps []Gap, i int, st state) []uin
 	f.add("s0s1", s0, s1)
 	f.add("s0w0", s0, w0)
 	f.add("s0n", s0, n)
-	c0, c1 := at(ws, st.clause), "</s>"
-	if st.clause+1 <= i {
-		c1 = at(ws, st.clause+1)
-	}
+	c0, c1 := opening(ws, st.clause, i)
 	qs, qc := qshape(ws, st.start, i), qshape(ws, st.clause, i)
 	f.add("c0c1", c0, c1)
 	f.add("c0w0", c0, w0)
@@ -249,6 +243,15 @@ func (f *featurizer) gapFeatures(ws []string, gaps []Gap, i int, st state) []uin
 	return f.out
 }
 
+// opening returns the first two words of the span of ws from start to
+// i, the second "</s>" when the span is one word long.
+func opening(ws []string, start, i int) (first, second string) {
+	if start+1 <= i {
+		return at(ws, start), at(ws, start+1)
+	}
+	return at(ws, start), "</s>"
+}
+
 // endFeatures returns the hashed features of a possible turn end after
 // word i, from the words before it and the pause only (the next word is
 // not known yet).
@@ -256,10 +259,7 @@ func (f *featurizer) endFeatures(ws []string, pauseMs int64, i int, start int) [
 	f.out = f.out[:0]
 	w0, wm1, wm2 := at(ws, i), at(ws, i-1), at(ws, i-2)
 	p := strconv.Itoa(pauseBucket(pauseMs))
-	s0, s1 := at(ws, start), "</s>"
-	if start+1 <= i {
-		s1 = at(ws, start+1)
-	}
+	s0, s1 := opening(ws, start, i)
 	n := lenBucket(i - start + 1)
 	f.add("b")
 	f.add("w0", w0)
