@@ -318,8 +318,9 @@ var placeWords = map[string]bool{"at": true, "from": true, "near": true}
 // placeHeads end the name of a place ("lisson grove" -> "Lisson Grove",
 // "eynsford hill" -> "Eynsford Hill"): after a word cased as a name they
 // are part of it, although the training text has them in lower case.
-// Found on the development book, where they add 51 names capitalised and
-// no word the book writes in lower case (TestDevNames).
+// Found on the development book, where they add 51 names capitalised (29
+// of them "HILL" in capitalised stage directions) and no word the book
+// writes in lower case (TestDevNames).
 var placeHeads = set(`street road lane avenue square park grove hill gardens terrace crescent
 	bridge river lake abbey castle cottage manor`)
 

@@ -71,6 +71,17 @@ func punctuate(ws []punctmodel.EvalWord, pauseOnly bool) punctmodel.Scores {
 	return punctmodel.Score(gold, pred)
 }
 
+// formatted runs the punctuate stage (the model, or the pause-only
+// baseline) and the casing stage on the words of ws.
+func formatted(ws []punctmodel.EvalWord, pauseOnly bool) []transcribe.Word {
+	p := &transcribe.TranscriptParams{}
+	p.Normalize()
+	job := &transcribe.Job{Transcript: &transcribe.Transcript{TranscriptParams: *p, Words: punctmodel.Words(ws)}}
+	_ = textfmt.Punctuator{PauseOnly: pauseOnly}.Apply(context.Background(), job)
+	textfmt.Casing{}.Case(job.Transcript.Words)
+	return job.Transcript.Words
+}
+
 // names returns how many of the reference's proper nouns (words the
 // reference capitalises inside a sentence, other than "I") the
 // punctuate and casing stages capitalise, of how many.
@@ -82,12 +93,7 @@ func names(ws []punctmodel.EvalWord, pauseOnly bool) (hit, total int) {
 // nameMisses is names with the words it missed, each with the words
 // around it as the stages wrote them.
 func nameMisses(ws []punctmodel.EvalWord, pauseOnly bool) (hit, total int, misses []string) {
-	p := &transcribe.TranscriptParams{}
-	p.Normalize()
-	job := &transcribe.Job{Transcript: &transcribe.Transcript{TranscriptParams: *p, Words: punctmodel.Words(ws)}}
-	_ = textfmt.Punctuator{PauseOnly: pauseOnly}.Apply(context.Background(), job)
-	textfmt.Casing{}.Case(job.Transcript.Words)
-	out := job.Transcript.Words
+	out := formatted(ws, pauseOnly)
 	for i, w := range ws {
 		if w.Begins || w.Form == "" || w.Word == punctmodel.NumberWord || w.Word == "i" || strings.HasPrefix(w.Word, "i'") ||
 			!strings.ContainsAny(w.Form[:1], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
