@@ -203,11 +203,13 @@ func IgnoreMachineLoad() (busy, total time.Duration, ok bool) { return 0, 0, fal
 // which serves that one session — so the cost does not grow when
 // sessions wait for a core behind each other or behind other work. It
 // does grow, and the admission follows it, when more decoders than cores
-// take turns on them (caches and memory bandwidth are shared: 1.2 to
-// 1.35 times a lone session's on a 2-core VM; BenchmarkConcurrentCost in
-// adapters/pocketsphinx, cost-full/alone in BenchmarkAdmission), so
-// fewer sessions are admitted than the lone session's cost would allow. What other work takes is
-// measured apart, over the same windows (LoadAdmissionConfig.MachineCPU):
+// take turns on them (1.2 to 1.35 times a lone session's on a 2-core VM,
+// not when two share two cores; the cause, likely caches refilled at
+// each switch, is not isolated; BenchmarkConcurrentCost in
+// adapters/pocketsphinx, cost-full/alone in BenchmarkAdmission), so fewer
+// sessions are admitted than the lone session's cost would allow. What
+// other work takes is measured apart, over the same windows
+// (LoadAdmissionConfig.MachineCPU):
 // the machine's busy cores less the sessions' own CPU, taken off Cores,
 // so a machine that also runs batch jobs or other programs — or this
 // process's own work around the sessions: WebSockets, JSON, formatting —

@@ -16,8 +16,8 @@ import (
 // (as live streaming sessions do when the admission fills the cores),
 // alternating the two in each iteration. On an ideal machine CPU time per
 // decode does not depend on how many run at once; on the shared 2-core
-// VM it grows (cache and memory bandwidth are shared with the other
-// decodes), which bounds how many sessions the cores carry at real time
+// VM it grows (1.21x; the cause, likely caches refilled as the decodes
+// take turns on the cores, is not isolated), which bounds how many sessions the cores carry at real time
 // below 0.9 × cores ÷ the lone session's cost: cpu-ratio is the factor
 // (the streaming admission, which measures the live sessions' own cost,
 // follows it; see the README's Streaming figures).
