@@ -1,14 +1,21 @@
 // Command traintopics trains the family model of package topics (naive
-// Bayes over word stems, package topics/nb) from public labelled news and
-// the keyword profiles, and writes it with its checksum:
+// Bayes over word stems, package topics/nb) from public labelled news,
+// Usenet posts and the keyword profiles, and writes it with its checksum:
 //
 //	go run ./internal/cmd/traintopics \
 //	    -bbc /path/to/bbc -huffpost /path/to/News_Category_Dataset_v3.json \
-//	    -out transcribe/analysis/topics/data
+//	    -20news /path/to/20news-bydate -out transcribe/analysis/topics/data
 //
-// It trains on the train and dev parts of both sets (package topicdata
+// It trains on the train and dev parts of the sets (package topicdata
 // fixes the splits) plus one document per tier-1 category made of its
-// keyword profile; the test parts are never read for training. With
+// keyword profile; the test parts are never read for training. The
+// 20 Newsgroups posts (everyday writing, not news) train model classes
+// of their own, "<class>@usenet", which package topics reads as a second
+// style of the same family: pooled into the news classes they swamped
+// them (1993's five computing groups alone outweigh every news class;
+// on the dev parts, pooled at full weight: BBC 91.3%, 20 Newsgroups
+// 86.6%; at a fifth of the weight 93.8% and 80.8%; as a style of their
+// own 93.5% and 87.6%, and HuffPost 75.8% against 74.2% and 73.0%). With
 // -dev it trains on the train parts only and prints accuracy on the dev
 // parts, which is what the constants below were chosen on. With -sample
 // it also writes the committed evaluation sample
@@ -39,13 +46,17 @@ const (
 	tempering     = 8   // features at which log-likelihoods are halved
 	minCount      = 2   // a feature must occur this often to be kept
 	profileWeight = 10  // count of a keyword-profile term in its document
+
+	usenetStyle = "@usenet" // the model class of a class's Usenet posts
 )
 
 func main() {
 	bbc := flag.String("bbc", "", "folder of the BBC News set (business/, entertainment/, ...)")
 	huff := flag.String("huffpost", "", "News Category Dataset JSON lines file")
+	news20 := flag.String("20news", "", "folder of the 20 Newsgroups set (20news-bydate-train/, 20news-bydate-test/); optional")
 	out := flag.String("out", "transcribe/analysis/topics/data", "folder to write model.nb.gz and model.sha256 to")
 	dev := flag.Bool("dev", false, "train on the train parts only and print dev accuracy; write nothing")
+	devModel := flag.String("devmodel", "", "with -dev, also write the train-parts-only model to this file (to score the dev parts with the whole classifier)")
 	sample := flag.String("sample", "", "also write the HuffPost test part as a TSV sample to this file")
 	flag.Parse()
 	if *bbc == "" || *huff == "" {
@@ -60,12 +71,28 @@ func main() {
 		log.Fatal(err)
 	}
 	docs = append(docs, hp...)
+	if *news20 != "" {
+		ng, err := topicdata.Read20News(*news20)
+		if err != nil {
+			log.Fatal(err)
+		}
+		docs = append(docs, ng...)
+	}
 	m, err := train(docs, *dev)
 	if err != nil {
 		log.Fatal(err)
 	}
 	if *dev {
 		evaluate(m, docs, topicdata.Dev)
+		if *devModel != "" {
+			b, err := m.Bytes()
+			if err != nil {
+				log.Fatal(err)
+			}
+			if err := os.WriteFile(*devModel, b, 0o644); err != nil {
+				log.Fatal(err)
+			}
+		}
 		return
 	}
 	b, err := m.Bytes()
@@ -95,12 +122,31 @@ func train(docs []topicdata.Doc, devOnly bool) (*nb.Model, error) {
 	for i, c := range topicdata.Classes {
 		names[i], members[i] = c.Name, c.Members
 	}
+	// Usenet posts are a style of their own (everyday writing, not news):
+	// where there are any, their class gets a second model class,
+	// "<class>@usenet", which package topics reads as the same family.
+	usenet := map[string]bool{}
+	for _, d := range docs {
+		if strings.HasPrefix(d.ID, "20news/") && d.Split != topicdata.Test {
+			usenet[d.Class] = true
+		}
+	}
+	for _, c := range topicdata.Classes {
+		if usenet[c.Name] {
+			names = append(names, c.Name+usenetStyle)
+			members = append(members, c.Members)
+		}
+	}
 	t := nb.NewTrainer(names, members)
 	for _, d := range docs {
 		if d.Split == topicdata.Test || devOnly && d.Split == topicdata.Dev {
 			continue
 		}
-		if err := t.Add(d.Class, topics.Features(topics.TextStems(d.Text)), 1); err != nil {
+		class := d.Class
+		if strings.HasPrefix(d.ID, "20news/") {
+			class += usenetStyle
+		}
+		if err := t.Add(class, topics.Features(topics.TextStems(d.Text)), 1); err != nil {
 			return nil, err
 		}
 	}
@@ -141,11 +187,11 @@ func evaluate(m *nb.Model, docs []topicdata.Doc, split string) {
 			}
 		}
 		n[set]++
-		if m.Classes[best] == d.Class {
+		if family, _, _ := strings.Cut(m.Classes[best], "@"); family == d.Class {
 			ok[set]++
 		}
 	}
-	for _, set := range []string{"bbc", "huffpost"} {
+	for _, set := range []string{"bbc", "huffpost", "20news"} {
 		fmt.Printf("%s %s: %d of %d right (%.1f%%)\n", set, split, ok[set], n[set], 100*float64(ok[set])/float64(max(n[set], 1)))
 	}
 }

@@ -232,7 +232,7 @@ func (c *Classifier) rankCombined(s scores, p []float64, max int, minRel float64
 	}
 	for k, pk := range p {
 		best := -1
-		for _, l := range c.fm.m.Members[k] {
+		for _, l := range c.fm.members[k] {
 			i := c.p.tx.index[l]
 			if best < 0 || s.family[i] > s.family[best] {
 				best = i

@@ -102,6 +102,8 @@
 //	BBC News (5 classes, articles)       444  96.6%  74.8%       5.0%  82.2%
 //	HuffPost News Category (headlines)   931  75.0%  45.0%      18.5%  36.7%
 //
+//	20 Newsgroups (Usenet posts)        7532  57.8%  51.3%      24.2%  53.7%
+//
 // Targets: 90% and at most 10%. BBC meets both. HuffPost misses both
 // (by 15 and 8.5 points): its texts are one headline and one sentence,
 // its classes are fuzzier (CRIME, WORLD NEWS, U.S. NEWS and POLITICS
@@ -119,6 +121,22 @@
 // shopping and hobbies, which the news-trained model pulls towards
 // technology, business and sports: 10 points worse there is the price of
 // 22 points better on news.
+//
+// 20 Newsgroups (package topicdata; Test20News, with EARSHOT_20NEWS_DIR)
+// is everyday writing, not news: there the news-trained model is 6.5
+// points above keywords alone, and weakest on cars (23.4%), religion
+// (27.4%), science (27.2%) and for-sale posts (1.8%). A model that also
+// learns the posts' train part as a second style of each family
+// ("<class>@usenet", which loadFamilyModel reads as the same family;
+// go run ./internal/cmd/traintopics ... -20news DIR), with keywordWeight
+// 1.5 chosen on the dev parts and testdata/dev.txt (34 of 35), measured
+// once on the test parts: 20 Newsgroups 87.5% (off-tier-1 7.2%), BBC
+// 97.1% (4.5%), HuffPost 79.3% (11.9%), but the in-repo held-out test
+// 69.2% (recognized 71.2%): everyday speech about careers, pets, food
+// and travel drawn to the Usenet families. It is not shipped: the
+// shipped model stays the one measured above, and the finding is that
+// the in-repo dev set (35 paragraphs) does not stand for that held-out
+// speech well enough to choose on.
 //
 // # Cost
 //

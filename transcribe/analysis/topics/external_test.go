@@ -42,6 +42,24 @@ func scoreNews(c *Classifier, docs []topicdata.Doc) newsScore {
 	return s
 }
 
+// logClasses logs the figures of each class of docs.
+func logClasses(t *testing.T, c *Classifier, docs []topicdata.Doc) {
+	t.Helper()
+	byClass := map[string][]topicdata.Doc{}
+	for _, d := range docs {
+		byClass[d.Class] = append(byClass[d.Class], d)
+	}
+	classes := make([]string, 0, len(byClass))
+	for k := range byClass {
+		classes = append(classes, k)
+	}
+	slices.Sort(classes)
+	for _, k := range classes {
+		o, b := scoreNews(c, byClass[k]), scoreNews(c.keywordsOnly(), byClass[k])
+		t.Logf("  %s (%d): %.1f%% (keywords %.1f%%), off-tier-1 %.1f%% (%.1f%%)", k, o.n, 100*o.accuracy(), 100*b.accuracy(), 100*o.offRate(), 100*b.offRate())
+	}
+}
+
 func logNews(t *testing.T, set string, ours, base newsScore) {
 	t.Helper()
 	t.Logf("%s (%d documents): tier-1 top-1 %.1f%% (keyword baseline %.1f%%); off-tier-1 label ≥ 0.5 on %.1f%% of documents (baseline %.1f%%)",
@@ -82,16 +100,17 @@ func TestModelChecksum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Classes) != len(topicdata.Classes) || m.Vocabulary() < 5000 {
-		t.Fatalf("model: %d classes (want %d), %d features", len(m.Classes), len(topicdata.Classes), m.Vocabulary())
+	fm, err := loadFamilyModel(classifier(t).p.tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fm.families) != len(topicdata.Classes) || m.Vocabulary() < 5000 {
+		t.Fatalf("model: %d families in %d classes (want %d families), %d features", len(fm.families), len(m.Classes), len(topicdata.Classes), m.Vocabulary())
 	}
 	for i, c := range topicdata.Classes {
-		if m.Classes[i] != c.Name || !slices.Equal(m.Members[i], c.Members) {
-			t.Errorf("class %d: %s %v, want %s %v", i, m.Classes[i], m.Members[i], c.Name, c.Members)
+		if fm.families[i] != c.Name || !slices.Equal(fm.members[i], c.Members) {
+			t.Errorf("family %d: %s %v, want %s %v", i, fm.families[i], fm.members[i], c.Name, c.Members)
 		}
-	}
-	if _, err := loadFamilyModel(classifier(t).p.tx); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -149,11 +168,46 @@ func TestBBCNews(t *testing.T) {
 	c := classifier(t)
 	ours, base := scoreNews(c, docs), scoreNews(c.keywordsOnly(), docs)
 	logNews(t, "BBC News "+split+" part", ours, base)
+	logClasses(t, c, docs)
 	if ours.accuracy() < 0.90 {
 		t.Errorf("tier-1 top-1 %.1f%% < 90%%", 100*ours.accuracy())
 	}
 	if ours.offRate() > 0.10 {
 		t.Errorf("off-tier-1 labels ≥ 0.5 on %.1f%% of documents, want at most 10%%", 100*ours.offRate())
+	}
+}
+
+// Test20News measures the 20 Newsgroups set's fixed test part (Usenet
+// posts: everyday writing, not news), read from $EARSHOT_20NEWS_DIR (the
+// folder holding 20news-bydate-train/ and 20news-bydate-test/; see
+// package topicdata). It skips when the variable is unset.
+// EARSHOT_TOPICS_SPLIT=dev scores the dev part instead.
+func Test20News(t *testing.T) {
+	dir := os.Getenv("EARSHOT_20NEWS_DIR")
+	if dir == "" {
+		t.Skip("EARSHOT_20NEWS_DIR is not set (see package topicdata for the data's source)")
+	}
+	t.Parallel()
+	all, err := topicdata.Read20News(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	split := topicdata.Test
+	if s := os.Getenv("EARSHOT_TOPICS_SPLIT"); s != "" {
+		split = s
+	}
+	var docs []topicdata.Doc
+	for _, d := range all {
+		if d.Split == split {
+			docs = append(docs, d)
+		}
+	}
+	c := classifier(t)
+	ours, base := scoreNews(c, docs), scoreNews(c.keywordsOnly(), docs)
+	logNews(t, "20 Newsgroups "+split+" part", ours, base)
+	logClasses(t, c, docs)
+	if ours.accuracy() <= base.accuracy() {
+		t.Errorf("tier-1 top-1 %.1f%%, not above the keyword baseline's %.1f%%", 100*ours.accuracy(), 100*base.accuracy())
 	}
 }
 

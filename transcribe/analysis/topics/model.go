@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/earshot-dev/earshot/transcribe/analysis/topics/nb"
@@ -23,11 +24,23 @@ var (
 // (data/model.sha256, written by the training command with the model).
 func ModelChecksum() string { f, _, _ := strings.Cut(strings.TrimSpace(modelSum), " "); return f }
 
-// familyModel is the family model with each taxonomy node's class.
+// familyModel is the family model with each taxonomy node's family. A
+// family (a class of package topicdata) may be more than one class of
+// the model, one per style of writing it was trained on: the news sets'
+// "Sports" and the Usenet posts' "Sports@usenet". A family's
+// log-likelihood is the mixture of its styles' (uniform weights), so a
+// text in either style finds its family.
 type familyModel struct {
-	m       *nb.Model
-	classOf []int // by node index: the class of its tier-1 category, -1 if none
+	m        *nb.Model
+	families []string   // family names, in the order of their first class
+	members  [][]string // by family: its tier-1 categories
+	familyOf []int      // by model class: its family
+	classOf  []int      // by node index: the family of its tier-1 category
 }
+
+// styleSep separates a family's name from a style in a model class's
+// name ("Sports@usenet").
+const styleSep = "@"
 
 func loadFamilyModel(tx *taxonomy) (*familyModel, error) {
 	if got, want := nb.Checksum(modelFile), ModelChecksum(); got != want {
@@ -37,16 +50,35 @@ func loadFamilyModel(tx *taxonomy) (*familyModel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("topics: data/model.nb.gz: %w", err)
 	}
+	return newFamilyModel(tx, m)
+}
+
+func newFamilyModel(tx *taxonomy, m *nb.Model) (*familyModel, error) {
+	fm := &familyModel{m: m, familyOf: make([]int, len(m.Classes)), classOf: make([]int, len(tx.nodes))}
+	index := map[string]int{}
 	byLabel := map[string]int{}
-	for i, ms := range m.Members {
-		for _, l := range ms {
+	for i, name := range m.Classes {
+		family, _, _ := strings.Cut(name, styleSep)
+		f, ok := index[family]
+		if !ok {
+			f = len(fm.families)
+			index[family] = f
+			fm.families = append(fm.families, family)
+			fm.members = append(fm.members, m.Members[i])
+		} else if !slices.Equal(fm.members[f], m.Members[i]) {
+			return nil, fmt.Errorf("topics: model class %s: members %v differ from %s's %v", name, m.Members[i], family, fm.members[f])
+		}
+		fm.familyOf[i] = f
+		for _, l := range m.Members[i] {
 			if _, ok := tx.index[l]; !ok || strings.Contains(l, ">") {
-				return nil, fmt.Errorf("topics: model class %s: %q is not a tier-1 category", m.Classes[i], l)
+				return nil, fmt.Errorf("topics: model class %s: %q is not a tier-1 category", name, l)
 			}
-			byLabel[l] = i
+			if g, ok := byLabel[l]; ok && g != f {
+				return nil, fmt.Errorf("topics: %s is a member of two families", l)
+			}
+			byLabel[l] = f
 		}
 	}
-	fm := &familyModel{m: m, classOf: make([]int, len(tx.nodes))}
 	for i, n := range tx.nodes {
 		c, ok := byLabel[tx.nodes[n.root].label]
 		if !ok {
@@ -68,10 +100,11 @@ func loadFamilyModel(tx *taxonomy) (*familyModel, error) {
 // of their counts, so the model decides long news stories and the
 // keywords weigh more in a short paragraph.
 func (fm *familyModel) familyShares(stems []string, s scores) ([]float64, bool) {
-	ll, n := fm.m.LogLikelihoods(Features(stems))
+	cl, n := fm.m.LogLikelihoods(Features(stems))
 	if n == 0 {
 		return nil, false
 	}
+	ll := fm.mixture(cl)
 	for i, x := range s.own {
 		ll[fm.classOf[i]] += keywordWeight * x
 	}
@@ -93,6 +126,30 @@ func (fm *familyModel) familyShares(stems []string, s scores) ([]float64, bool) 
 		p[k] /= sum
 	}
 	return p, true
+}
+
+// mixture returns each family's log-likelihood from its classes' (ll):
+// log of the mean of their likelihoods.
+func (fm *familyModel) mixture(ll []float64) []float64 {
+	best := make([]float64, len(fm.families))
+	for f := range best {
+		best[f] = math.Inf(-1)
+	}
+	for i, x := range ll {
+		best[fm.familyOf[i]] = max(best[fm.familyOf[i]], x)
+	}
+	sum := make([]float64, len(fm.families))
+	k := make([]float64, len(fm.families))
+	for i, x := range ll {
+		f := fm.familyOf[i]
+		sum[f] += math.Exp(x - best[f])
+		k[f]++
+	}
+	out := make([]float64, len(fm.families))
+	for f := range out {
+		out[f] = best[f] + math.Log(sum[f]/k[f])
+	}
+	return out
 }
 
 // keywordWeight scales the keyword evidence of a class against the
