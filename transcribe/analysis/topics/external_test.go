@@ -142,22 +142,24 @@ const (
 	huffPostOffCeiling = 0.23
 )
 
-// TestBBCNews measures the BBC News set's fixed test part, read from
-// $EARSHOT_BBC_DIR (the folder holding business/, entertainment/, ...;
-// its text may not be committed). It skips when the variable is unset.
-func TestBBCNews(t *testing.T) {
-	dir := os.Getenv("EARSHOT_BBC_DIR")
+// readExternal reads a public set from the folder named by the
+// environment variable env (skipping the test when it is unset) and
+// returns its fixed test part, or the part EARSHOT_TOPICS_SPLIT names
+// ("dev", when choosing constants).
+func readExternal(t *testing.T, env string, read func(string) ([]topicdata.Doc, error)) ([]topicdata.Doc, string) {
+	t.Helper()
+	dir := os.Getenv(env)
 	if dir == "" {
-		t.Skip("EARSHOT_BBC_DIR is not set (see package topicdata for the data's source)")
+		t.Skip(env + " is not set (see package topicdata for the data's source)")
 	}
 	t.Parallel()
-	all, err := topicdata.ReadBBC(dir)
+	all, err := read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	split := topicdata.Test
 	if s := os.Getenv("EARSHOT_TOPICS_SPLIT"); s != "" {
-		split = s // "dev", when choosing constants
+		split = s
 	}
 	var docs []topicdata.Doc
 	for _, d := range all {
@@ -165,6 +167,14 @@ func TestBBCNews(t *testing.T) {
 			docs = append(docs, d)
 		}
 	}
+	return docs, split
+}
+
+// TestBBCNews measures the BBC News set's fixed test part, read from
+// $EARSHOT_BBC_DIR (the folder holding business/, entertainment/, ...;
+// its text may not be committed). It skips when the variable is unset.
+func TestBBCNews(t *testing.T) {
+	docs, split := readExternal(t, "EARSHOT_BBC_DIR", topicdata.ReadBBC)
 	c := classifier(t)
 	ours, base := scoreNews(c, docs), scoreNews(c.keywordsOnly(), docs)
 	logNews(t, "BBC News "+split+" part", ours, base)
@@ -183,25 +193,7 @@ func TestBBCNews(t *testing.T) {
 // package topicdata). It skips when the variable is unset.
 // EARSHOT_TOPICS_SPLIT=dev scores the dev part instead.
 func Test20News(t *testing.T) {
-	dir := os.Getenv("EARSHOT_20NEWS_DIR")
-	if dir == "" {
-		t.Skip("EARSHOT_20NEWS_DIR is not set (see package topicdata for the data's source)")
-	}
-	t.Parallel()
-	all, err := topicdata.Read20News(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	split := topicdata.Test
-	if s := os.Getenv("EARSHOT_TOPICS_SPLIT"); s != "" {
-		split = s
-	}
-	var docs []topicdata.Doc
-	for _, d := range all {
-		if d.Split == split {
-			docs = append(docs, d)
-		}
-	}
+	docs, split := readExternal(t, "EARSHOT_20NEWS_DIR", topicdata.Read20News)
 	c := classifier(t)
 	ours, base := scoreNews(c, docs), scoreNews(c.keywordsOnly(), docs)
 	logNews(t, "20 Newsgroups "+split+" part", ours, base)
