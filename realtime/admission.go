@@ -79,8 +79,11 @@ type CapacityError struct {
 	Live     int     // sessions holding a recognizer stream
 	Capacity int     // sessions the cores carry at the measured cost
 	Cost     float64 // measured (or initial) cost, CPU-seconds per audio second
-	Cores    int
-	Headroom float64
+	// SharedCost is set when more sessions than Cores are live and the
+	// cost is counted higher among them (see SharedCostGrowth).
+	SharedCost float64
+	Cores      int
+	Headroom   float64
 	// MaxSessions is set when the refusal came from
 	// LoadAdmissionConfig.MaxSessions rather than the cost.
 	MaxSessions int
@@ -93,6 +96,10 @@ type CapacityError struct {
 }
 
 func (e *CapacityError) Error() string {
+	shared := ""
+	if e.SharedCost > e.Cost {
+		shared = fmt.Sprintf(" (%.3f with more sessions than cores)", e.SharedCost)
+	}
 	if e.Final > 0 {
 		return fmt.Sprintf("the server is at capacity: the %d live sessions' final transcripts are late already (%d ms to end an utterance); try again later", e.Live, e.Final.Milliseconds())
 	}
@@ -100,11 +107,11 @@ func (e *CapacityError) Error() string {
 		return fmt.Sprintf("the server is at capacity: %d live sessions, the most it runs; try again later", e.Live)
 	}
 	if e.External >= 0.05 {
-		return fmt.Sprintf("the server is at capacity: %d live sessions fill %.0f%% of the %.1f of %d cores other work leaves, at %.3f CPU-seconds per audio second; try again later",
-			e.Live, e.Headroom*100, max(float64(e.Cores)-e.External, 0), e.Cores, e.Cost)
+		return fmt.Sprintf("the server is at capacity: %d live sessions fill %.0f%% of the %.1f of %d cores other work leaves, at %.3f CPU-seconds per audio second%s; try again later",
+			e.Live, e.Headroom*100, max(float64(e.Cores)-e.External, 0), e.Cores, e.Cost, shared)
 	}
-	return fmt.Sprintf("the server is at capacity: %d live sessions fill %.0f%% of %d cores at %.3f CPU-seconds per audio second; try again later",
-		e.Live, e.Headroom*100, e.Cores, e.Cost)
+	return fmt.Sprintf("the server is at capacity: %d live sessions fill %.0f%% of %d cores at %.3f CPU-seconds per audio second%s; try again later",
+		e.Live, e.Headroom*100, e.Cores, e.Cost, shared)
 }
 
 // Unwrap returns ErrAtCapacity.
@@ -146,7 +153,8 @@ type LoadAdmissionConfig struct {
 	// until the first measurement (one Window with at least a second of
 	// audio). Default DefaultInitialCost (0.2; isolated pocketsphinx
 	// measures 0.13 to 0.2 on a 2-core VM, so the default errs on the side
-	// of refusing during a burst at start-up).
+	// of refusing during a burst at start-up). It is taken as the cost
+	// with the cores shared: SharedCostGrowth is not added to it.
 	InitialCost float64
 	// FinalBudget bounds how long the slowest recognizer call of an
 	// utterance may take: the call in which the engine ends the utterance
@@ -237,6 +245,11 @@ type LoadAdmission struct {
 	cost     float64
 	measured bool
 	finals   []finalPass // the last end-of-utterance passes, oldest first
+	// shared is the part of cost measured in windows with more sessions
+	// live than Cores (smoothed as cost is; InitialCost counts as such),
+	// and winLive the most sessions live in the current window.
+	shared  float64
+	winLive int
 
 	// other work: cores busy outside the sessions' calls (smoothed), and
 	// the machine's CPU times when the window began
@@ -297,7 +310,7 @@ func NewLoadAdmission(cfg LoadAdmissionConfig) (*LoadAdmission, error) {
 		return nil, fmt.Errorf("realtime: LoadAdmissionConfig.Window must be positive, got %v", cfg.Window)
 	}
 	now := cfg.Now()
-	a := &LoadAdmission{cfg: cfg, cost: cfg.InitialCost, last: now, winStart: now}
+	a := &LoadAdmission{cfg: cfg, cost: cfg.InitialCost, shared: 1, last: now, winStart: now}
 	a.machBusy, a.machTotal, a.machOK = cfg.MachineCPU()
 	return a, nil
 }
@@ -345,18 +358,40 @@ func (a *LoadAdmission) Stats() LoadStats {
 // (Stats().Capacity); realtime.Config.ProjectShare is a share of it.
 func (a *LoadAdmission) Capacity() int { return a.Stats().Capacity }
 
+// SharedCostGrowth is how much a session's cost grows once more
+// sessions than cores take turns on them: 1.2 to 1.35 times a lone
+// session's on a 2-core VM (BenchmarkConcurrentCost in
+// adapters/pocketsphinx 1.21, pocketsphinx_continuous processes 1.35,
+// cost-full/alone in BenchmarkAdmission 1.20 to 1.28).
+const SharedCostGrowth = 1.3
+
 // capacity is Headroom × (Cores − other work) ÷ cost, at least 1, at most
-// MaxSessions.
+// MaxSessions. Beyond Cores sessions the part of the cost measured with
+// no more sessions than cores counts SharedCostGrowth times: admitting at
+// a lone session's cost filled the cores past real time before the grown
+// cost was measured (7 sessions admitted at 0.24 on 2 cores, whose
+// shared cost was 0.338, finals 3 to 8 s late).
 func (a *LoadAdmission) capacity() int {
 	n := math.MaxInt32
 	if a.cost > 0 {
 		cores := max(float64(a.cfg.Cores)-a.external, 0)
-		n = max(1, int(min(math.Floor(a.cfg.Headroom*cores/a.cost+1e-9), math.MaxInt32)))
+		fit := func(cost float64) int {
+			return max(1, int(min(math.Floor(a.cfg.Headroom*cores/cost+1e-9), math.MaxInt32)))
+		}
+		n = fit(a.cost)
+		if n > a.cfg.Cores {
+			n = max(min(n, a.cfg.Cores), fit(a.sharedCost()))
+		}
 	}
 	if a.cfg.MaxSessions > 0 {
 		n = min(n, a.cfg.MaxSessions)
 	}
 	return n
+}
+
+// sharedCost is the cost of a session among more sessions than cores.
+func (a *LoadAdmission) sharedCost() float64 {
+	return a.cost * (1 + (SharedCostGrowth-1)*(1-a.shared))
 }
 
 // finalMedian is the median of the slowest calls of the recent
@@ -396,12 +431,16 @@ func (a *LoadAdmission) Admit() (Ticket, error) {
 	}
 	if a.live >= c || late > 0 {
 		e := &CapacityError{Live: a.live, Capacity: c, Cost: a.cost, Cores: a.cfg.Cores, Headroom: a.cfg.Headroom, External: a.external, Final: late}
+		if sc := a.sharedCost(); a.live > a.cfg.Cores && sc >= a.cost*1.01 {
+			e.SharedCost = sc
+		}
 		if a.cfg.MaxSessions > 0 && c == a.cfg.MaxSessions && a.live >= c {
 			e.MaxSessions = a.cfg.MaxSessions
 		}
 		return nil, e
 	}
 	a.live++
+	a.winLive = max(a.winLive, a.live)
 	return &loadTicket{a: a}, nil
 }
 
@@ -420,10 +459,15 @@ func (a *LoadAdmission) advance(now time.Time) {
 	}
 	if a.audio >= time.Second {
 		sample := a.work.Seconds() / a.audio.Seconds()
+		shared := 0.0
+		if a.winLive > a.cfg.Cores {
+			shared = 1
+		}
 		if a.measured {
 			a.cost = (a.cost + sample) / 2
+			a.shared = (a.shared + shared) / 2
 		} else {
-			a.cost, a.measured = sample, true
+			a.cost, a.shared, a.measured = sample, shared, true
 		}
 	}
 	// Other work: the machine's busy cores less the sessions' own.
@@ -435,7 +479,7 @@ func (a *LoadAdmission) advance(now time.Time) {
 	}
 	a.machBusy, a.machTotal, a.machOK = busy, total, ok
 	// A new window (after idle time, nothing is carried over).
-	a.work, a.audio, a.winStart = 0, 0, now
+	a.work, a.audio, a.winStart, a.winLive = 0, 0, now, a.live
 	if a.live == 0 {
 		a.finals = a.finals[:0]
 	}
