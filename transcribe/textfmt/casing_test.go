@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/textfmt/punctmodel"
 )
 
 func TestCasing(t *testing.T) {
@@ -52,6 +53,10 @@ func TestCasingSpeakerTurn(t *testing.T) {
 // a mark, is capitalised like a name; the same word in a sentence, or
 // "sir", is not.
 func TestTitlesInAddress(t *testing.T) {
+	m, err := punctmodel.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ in, want string }{
 		{"thank you, governor.", "thank you, Governor."},
 		{"no, doctor, I was not there.", "no, Doctor, I was not there."},
@@ -63,7 +68,7 @@ func TestTitlesInAddress(t *testing.T) {
 		for _, f := range strings.Fields(c.in) {
 			ws = append(ws, transcribe.Word{Text: f})
 		}
-		if got := text(trueCase(ws)); got != c.want {
+		if got := text(trueCase(m, ws)); got != c.want {
 			t.Errorf("%q: %q, want %q", c.in, got, c.want)
 		}
 	}

@@ -113,11 +113,7 @@ var addressTitles = set("doctor professor governor captain general colonel major
 
 // trueCase raises the letters of names, places and acronyms the model
 // knows, on the words of one channel.
-func trueCase(ws []transcribe.Word) []transcribe.Word {
-	m, err := punctmodel.Default()
-	if err != nil {
-		return ws
-	}
+func trueCase(m *punctmodel.Model, ws []transcribe.Word) []transcribe.Word {
 	words := make([]string, len(ws))
 	for i, w := range ws {
 		words[i] = punctmodel.Normalize(w.Text)

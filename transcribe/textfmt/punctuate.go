@@ -62,6 +62,9 @@ type Punctuator struct {
 	// instead of the learned model of package punctmodel. Default false:
 	// the model.
 	PauseOnly bool
+	// Model is the learned model. Default nil: punctmodel.Default(), the
+	// committed one.
+	Model *punctmodel.Model
 }
 
 // ErrConfig is wrapped by the errors of stage configurations that do not
@@ -95,6 +98,15 @@ func (p Punctuator) Validate() error {
 	return nil
 }
 
+// model is Model, or the committed model (nil if it cannot be read).
+func (p Punctuator) model() *punctmodel.Model {
+	if p.Model != nil {
+		return p.Model
+	}
+	m, _ := punctmodel.Default()
+	return m
+}
+
 // Name returns "punctuate".
 func (Punctuator) Name() string { return "punctuate" }
 
@@ -112,8 +124,8 @@ func (p Punctuator) Apply(ctx context.Context, job *transcribe.Job) error {
 		return nil
 	}
 	p.Punctuate(job.Transcript.Words)
-	if !p.PauseOnly && formatText(&job.Transcript.TranscriptParams) && !job.Written.Casing {
-		copy(job.Transcript.Words, perChannel(job.Transcript.Words, trueCase))
+	if m := p.model(); !p.PauseOnly && m != nil && formatText(&job.Transcript.TranscriptParams) && !job.Written.Casing {
+		copy(job.Transcript.Words, perChannel(job.Transcript.Words, func(ws []transcribe.Word) []transcribe.Word { return trueCase(m, ws) }))
 	}
 	return ctx.Err()
 }
@@ -158,7 +170,7 @@ func (p Punctuator) punctuate(ws []transcribe.Word) []transcribe.Word {
 		return ws
 	}
 	if !p.PauseOnly {
-		if m, err := punctmodel.Default(); err == nil {
+		if m := p.model(); m != nil {
 			return modelPunctuate(m, ws, d.SentencePause)
 		}
 	}

@@ -17,7 +17,12 @@
 // after training). Training is deterministic for a seed. -retune tunes
 // the offsets of a trained model file again after a change of the
 // decoder (the weights do not depend on it, so the file is the one
-// training with the changed decoder writes).
+// training with the changed decoder writes). -devsample writes a recognized
+// development sample (training-split text from well past the part
+// training reads, read by flite and recognized by pocketsphinx), and
+// -devspeech with it makes training and -retune choose the offsets on it
+// and the development book together (see the package documentation of
+// punctmodel: tried, not shipped).
 package main
 
 import (
@@ -68,6 +73,8 @@ func main() {
 	epochs := flag.Int("epochs", 3, "training passes")
 	seed := flag.Uint64("seed", 1, "seed of the pause simulation and book order")
 	sample := flag.String("sample", "", "instead of training, write the held-out evaluation sample (recognized speech) to this file")
+	devSpeech := flag.String("devspeech", "", "recognized development sample (made by -devsample): the score offsets are tuned on it and on the development book together")
+	devSample := flag.String("devsample", "", "instead of training, write the recognized development sample (training-split text read by flite) to this file")
 	pauses := flag.Bool("pauses", false, "instead of training, measure the pauses after each mark on training-split text read by flite")
 	devOnly := flag.Bool("dev", false, "instead of training, print the committed model's figures on the development book")
 	retune := flag.Bool("retune", false, "instead of training, tune the score offsets of the model file -out again on the development book and write it back (after a change of the decoder: the weights do not depend on it, so the file is the one training writes)")
@@ -92,7 +99,11 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		tune(*corpus, *out, m)
+		tune(*corpus, *out, *devSpeech, m)
+		return
+	}
+	if *devSample != "" {
+		makeDevSample(*corpus, *devSample)
 		return
 	}
 	if *sample != "" {
@@ -131,20 +142,25 @@ func main() {
 		}})
 	fmt.Printf("books %d, words %d, epochs %d, seed %d, trained in %v on %d CPUs\n", len(docs), words, *epochs, *seed,
 		time.Since(start).Round(time.Second), runtime.NumCPU())
-	tune(*corpus, *out, m)
+	tune(*corpus, *out, *devSpeech, m)
 }
 
-// tune sets the model's score offsets on the development book, writes
-// the model to out and prints its figures there.
-func tune(corpus, out string, m *punctmodel.Model) {
+// tune sets the model's score offsets on the development book (and on
+// the recognized development sample devSpeech, when given), writes the
+// model to out and prints its figures there.
+func tune(corpus, out, devSpeech string, m *punctmodel.Model) {
 	// Development data, with simulated pauses (fixed seed): tunes the
 	// sentence-end offset, then the question offset, then gives the
 	// figures printed below.
 	ws, gaps, gold := devData(corpus)
-	bias, devF := m.TuneBias(ws, gaps, gold)
-	log.Printf("sentence-end offset %d (development F1 %.3f)", bias, devF)
-	q, qF, seF := m.TuneQuestion(ws, gaps, gold)
-	log.Printf("question offset %+d over the sentence end's (development question F1 %.3f, sentence end %.3f)", q, qF, seF)
+	if devSpeech != "" {
+		m = tuneWithSpeech(m, ws, gaps, gold, readEvalFile(devSpeech))
+	} else {
+		bias, devF := m.TuneBias(ws, gaps, gold)
+		log.Printf("sentence-end offset %d (development F1 %.3f)", bias, devF)
+		q, qF, seF := m.TuneQuestion(ws, gaps, gold)
+		log.Printf("question offset %+d over the sentence end's (development question F1 %.3f, sentence end %.3f)", q, qF, seF)
+	}
 	var buf bytes.Buffer
 	if err := m.Write(&buf); err != nil {
 		log.Fatal(err)

@@ -33,6 +33,21 @@ func (m Mark) String() string {
 // EndsSentence reports whether m is "." or "?".
 func (m Mark) EndsSentence() bool { return m == Period || m == Question }
 
+// MarkOf reads the mark a formatted word ends with ("dollars." Period,
+// "it?\"" Question, "well," or "so;" Comma), as the evaluation scores a
+// punctuate stage's output.
+func MarkOf(text string) Mark {
+	switch t := strings.TrimRight(text, `"')`); {
+	case strings.HasSuffix(t, "?"):
+		return Question
+	case strings.HasSuffix(t, ".") || strings.HasSuffix(t, "!"):
+		return Period
+	case strings.HasSuffix(t, ",") || strings.HasSuffix(t, ";") || strings.HasSuffix(t, ":"):
+		return Comma
+	}
+	return None
+}
+
 // Gap is what the model knows about the gap after one word: the pause
 // before the next word, whether the speaker or channel changes there, and
 // whether the gap lies inside a span that must stay whole.

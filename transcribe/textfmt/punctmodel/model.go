@@ -27,10 +27,13 @@ type Model struct {
 	tw    []int16 // turn-end weights, 1<<tbits
 	tbias float32 // turn-end weights are tw/tscale
 	tsc   float32
-	bias  [numMarks]int32     // added to the class scores (tuned on development data)
-	cased map[string]string   // lower-case word -> its usual written form
-	known map[string]struct{} // words seen in lower case
-	pairs map[string]struct{} // "w1 w2" usually written with both capitalised
+	bias  [numMarks]int32 // added to the class scores (tuned on development data)
+	// unpaused is added to the sentence-end scores at a gap with no pause
+	// (tuned on development data; 0 in files of the first format)
+	unpaused int32
+	cased    map[string]string   // lower-case word -> its usual written form
+	known    map[string]struct{} // words seen in lower case
+	pairs    map[string]struct{} // "w1 w2" usually written with both capitalised
 }
 
 //go:embed model.bin.gz
@@ -45,7 +48,12 @@ func Checksum() string {
 // Default returns the committed model, read once.
 var Default = sync.OnceValues(func() (*Model, error) { return Read(bytes.NewReader(embedded)) })
 
-const magic = "EPUNCT01"
+// magic begins a model file; magic1 files (before the unpaused offset)
+// are read too.
+const (
+	magic  = "EPUNCT02"
+	magic1 = "EPUNCT01"
+)
 
 // Write writes m in the model file format (gzip of a binary body).
 func (m *Model) Write(w io.Writer) error {
@@ -55,7 +63,7 @@ func (m *Model) Write(w io.Writer) error {
 	}
 	bw := bufio.NewWriter(zw)
 	le := binary.LittleEndian
-	hdr := []any{[]byte(magic), uint32(m.bits), uint32(m.tbits), m.tbias, m.tsc, m.bias}
+	hdr := []any{[]byte(magic), uint32(m.bits), uint32(m.tbits), m.tbias, m.tsc, m.bias, m.unpaused}
 	for _, v := range hdr {
 		if err := binary.Write(bw, le, v); err != nil {
 			return err
@@ -88,12 +96,16 @@ func Read(r io.Reader) (*Model, error) {
 	br := bufio.NewReader(zr)
 	le := binary.LittleEndian
 	mg := make([]byte, len(magic))
-	if _, err := io.ReadFull(br, mg); err != nil || string(mg) != magic {
+	if _, err := io.ReadFull(br, mg); err != nil || string(mg) != magic && string(mg) != magic1 {
 		return nil, errors.New("punctmodel: not a model file")
 	}
 	var bits, tbits uint32
 	m := &Model{}
-	for _, v := range []any{&bits, &tbits, &m.tbias, &m.tsc, &m.bias} {
+	hdr := []any{&bits, &tbits, &m.tbias, &m.tsc, &m.bias}
+	if string(mg) == magic {
+		hdr = append(hdr, &m.unpaused)
+	}
+	for _, v := range hdr {
 		if err := binary.Read(br, le, v); err != nil {
 			return nil, fmt.Errorf("punctmodel: header: %w", err)
 		}
@@ -184,6 +196,10 @@ func (m *Model) Marks(words []string, gaps []Gap) []Mark {
 	var sc [numMarks]int32
 	for i := range words {
 		m.scores(f.gapFeatures(words, gaps, i, st), &sc)
+		if gaps[i].PauseMs == 0 {
+			sc[Period] += m.unpaused
+			sc[Question] += m.unpaused
+		}
 		best := None
 		if i == len(words)-1 || gaps[i].Turn {
 			// A forced end is a question when the model scores "?" over
@@ -235,6 +251,33 @@ func endAtPause(marks []Mark, gaps []Gap) {
 			marks[i-1], marks[i] = marks[i], None
 		}
 	}
+}
+
+// Offsets are the score offsets the model adds to its classes' scores,
+// tuned on development data.
+type Offsets struct {
+	SentenceEnd int32 // added to "." and "?"
+	Question    int32 // added to "?" over SentenceEnd
+	Comma       int32 // added to ","
+	// Unpaused is added to "." and "?" at a gap with no pause (Gap.PauseMs
+	// 0): a recognizer's words run on without a gap inside sentences, so
+	// a sentence end there needs stronger words.
+	Unpaused int32
+}
+
+// Offsets returns the model's score offsets.
+func (m *Model) Offsets() Offsets {
+	return Offsets{SentenceEnd: m.bias[Period], Question: m.bias[Question] - m.bias[Period], Comma: m.bias[Comma], Unpaused: m.unpaused}
+}
+
+// WithOffsets returns a copy of m, sharing its tables, with other score
+// offsets: for tuning them through a punctuate stage
+// (textfmt.Punctuator.Model).
+func (m *Model) WithOffsets(o Offsets) *Model {
+	c := *m
+	c.bias = [numMarks]int32{Period: o.SentenceEnd, Question: o.SentenceEnd + o.Question, Comma: o.Comma}
+	c.unpaused = o.Unpaused
+	return &c
 }
 
 // TuneBias sets the score offset of the sentence-end marks ("." and "?")

@@ -1,6 +1,7 @@
 package punctmodel_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -45,19 +46,6 @@ var heldOut = sync.OnceValues(func() (punctmodel.EvalFile, error) {
 	return f, json.Unmarshal(b, &f)
 })
 
-// markOf reads the mark a formatted word ends with.
-func markOf(text string) punctmodel.Mark {
-	switch t := strings.TrimRight(text, `"')`); {
-	case strings.HasSuffix(t, "?"):
-		return punctmodel.Question
-	case strings.HasSuffix(t, ".") || strings.HasSuffix(t, "!"):
-		return punctmodel.Period
-	case strings.HasSuffix(t, ",") || strings.HasSuffix(t, ";") || strings.HasSuffix(t, ":"):
-		return punctmodel.Comma
-	}
-	return punctmodel.None
-}
-
 // punctuate runs the punctuate stage (the model, or the pause-only
 // baseline) on the words of ws and scores its marks.
 func punctuate(ws []punctmodel.EvalWord, pauseOnly bool) punctmodel.Scores {
@@ -66,7 +54,7 @@ func punctuate(ws []punctmodel.EvalWord, pauseOnly bool) punctmodel.Scores {
 	gold := make([]punctmodel.Mark, len(ws))
 	pred := make([]punctmodel.Mark, len(ws))
 	for i := range ws {
-		gold[i], pred[i] = ws[i].Mark, markOf(words[i].Text)
+		gold[i], pred[i] = ws[i].Mark, punctmodel.MarkOf(words[i].Text)
 	}
 	return punctmodel.Score(gold, pred)
 }
@@ -293,5 +281,48 @@ func TestEndMovesBackToPause(t *testing.T) {
 	marks := m.Marks(words, gaps)
 	if !marks[at].EndsSentence() || marks[at+1] != punctmodel.None {
 		t.Errorf("marks %v: want a sentence end after %q, none after %q", marks, words[at], words[at+1])
+	}
+}
+
+// TestOffsets: offsets survive a write and a read (the committed model,
+// of the first file format, has no unpaused offset), and a large negative
+// unpaused offset keeps sentence ends off the gaps without a pause only.
+func TestOffsets(t *testing.T) {
+	t.Parallel()
+	m, err := punctmodel.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := m.Offsets()
+	if o.Unpaused != 0 || o.SentenceEnd != 8000 || o.Question != -2000 {
+		t.Fatalf("committed offsets %+v, want sentence end 8000, question -2000 (doc.go)", o)
+	}
+	o.Unpaused = -1 << 20
+	c := m.WithOffsets(o)
+	var buf bytes.Buffer
+	if err := c.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	r, err := punctmodel.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Offsets() != o {
+		t.Fatalf("read back %+v, wrote %+v", r.Offsets(), o)
+	}
+	words := strings.Fields("the food was terrible i absolutely love this product my new job is wonderful where did you go")
+	gaps := make([]punctmodel.Gap, len(words))
+	gaps[8].PauseMs = 90
+	marks := r.Marks(words, gaps)
+	for i, mk := range marks[:len(marks)-1] {
+		if mk.EndsSentence() && gaps[i].PauseMs == 0 {
+			t.Errorf("sentence end after %q, a gap without a pause", words[i])
+		}
+	}
+	if !marks[8].EndsSentence() {
+		t.Errorf("no sentence end after %q (90 ms pause): %v", words[8], marks)
+	}
+	if m.Marks(words, gaps)[3] != punctmodel.Period {
+		t.Errorf("the committed model lost the sentence end after %q", words[3])
 	}
 }
