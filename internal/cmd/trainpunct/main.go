@@ -71,9 +71,11 @@ func main() {
 	out := flag.String("out", "transcribe/textfmt/punctmodel/model.bin.gz", "model file to write")
 	perBook := flag.Int("book-words", 30000, "words read from the start of each book")
 	epochs := flag.Int("epochs", 3, "training passes")
+	noise := flag.Float64("noise", 0, "rate of recognition errors simulated in the training words (punctmodel.Garble)")
 	seed := flag.Uint64("seed", 1, "seed of the pause simulation and book order")
 	sample := flag.String("sample", "", "instead of training, write the held-out evaluation sample (recognized speech) to this file")
 	devSpeech := flag.String("devspeech", "", "recognized development sample (made by -devsample): the score offsets are tuned on it and on the development book together")
+	score := flag.String("score", "", "instead of training, print the figures of the model file -out on this sample (made by -devsample; never the held-out one, which TestHeldOut scores) through the punctuate stage")
 	devSample := flag.String("devsample", "", "instead of training, write the recognized development sample (training-split text read by flite) to this file")
 	pauses := flag.Bool("pauses", false, "instead of training, measure the pauses after each mark on training-split text read by flite")
 	devOnly := flag.Bool("dev", false, "instead of training, print the committed model's figures on the development book")
@@ -100,6 +102,20 @@ func main() {
 			log.Fatal(err)
 		}
 		tune(*corpus, *out, *devSpeech, m)
+		return
+	}
+	if *score != "" {
+		b, err := os.ReadFile(*out)
+		if err != nil {
+			log.Fatal(err)
+		}
+		m, err := punctmodel.Read(bytes.NewReader(b))
+		if err != nil {
+			log.Fatal(err)
+		}
+		f := readEvalFile(*score)
+		s := speechScores(m, f)
+		fmt.Printf("%s on %s, recognized words: sentence end %v; question %v; comma %v\n", *out, *score, s.SentenceEnd, s.Question, s.Comma)
 		return
 	}
 	if *devSample != "" {
@@ -136,7 +152,7 @@ func main() {
 		}
 	}
 	log.Printf("read %d books, %d words (whole books for the casing lexicon) in %v", len(docs), words, time.Since(start).Round(time.Millisecond))
-	m := punctmodel.Train(docs, punctmodel.TrainOptions{Epochs: *epochs, Seed: *seed, Lexicon: &lex,
+	m := punctmodel.Train(docs, punctmodel.TrainOptions{Epochs: *epochs, Seed: *seed, Lexicon: &lex, Noise: *noise,
 		Progress: func(ep, errs, n int) {
 			log.Printf("epoch %d: %d errors in %d gaps (%.2f%%), %v", ep, errs, n, 100*float64(errs)/float64(n), time.Since(start).Round(time.Second))
 		}})

@@ -22,6 +22,43 @@ type TrainOptions struct {
 	Lexicon *LexiconCounter
 	// Progress, when set, is called after each epoch.
 	Progress func(epoch int, errors, examples int)
+	// Noise is the rate of recognition errors simulated in the training
+	// words, drawn anew at each epoch (see Garble). Default 0: the text as
+	// written.
+	Noise float64
+}
+
+// Garble returns words with recognition errors simulated at the given
+// rate, as a recognizer mishears read text: of the errors, 60 %
+// substitute the word by another word of the text, 20 % delete it (its
+// mark, when stronger, passes to the word before) and 20 % insert a word
+// of the text after it (with no mark). marks, paraEnd and turn follow the
+// words.
+func Garble(r *rand.Rand, rate float64, words []string, marks []Mark, paraEnd, turn []bool) ([]string, []Mark, []bool, []bool) {
+	n := len(words)
+	ow, om := make([]string, 0, n+n/8), make([]Mark, 0, n+n/8)
+	op, ot := make([]bool, 0, n+n/8), make([]bool, 0, n+n/8)
+	for i, w := range words {
+		u := r.Float64()
+		switch {
+		case u < rate*0.6:
+			w = words[r.IntN(n)]
+		case u < rate*0.8 && len(ow) > 0 && !turn[i] && !paraEnd[i]:
+			j := len(ow) - 1
+			if marks[i] > om[j] {
+				om[j] = marks[i]
+			}
+			continue
+		}
+		ow, om, op, ot = append(ow, w), append(om, marks[i]), append(op, paraEnd[i]), append(ot, turn[i])
+		if u >= rate*0.8 && u < rate && !turn[i] && !paraEnd[i] {
+			// The inserted word takes the mark; the word before it none.
+			j := len(ow) - 1
+			ow, om, op, ot = append(ow, words[r.IntN(n)]), append(om, om[j]), append(op, false), append(ot, false)
+			om[j] = None
+		}
+	}
+	return ow, om, op, ot
 }
 
 // Doc is one document (a book or play): its paragraphs' tokens and, in a
@@ -114,6 +151,8 @@ func Train(docs []Doc, o TrainOptions) *Model {
 	// uniform fraction (its own generator, so that the marks' training
 	// does not change with it).
 	trng := rand.New(rand.NewPCG(o.Seed, 0x7e4d))
+	// Simulated recognition errors have their own generator too.
+	nrng := rand.New(rand.NewPCG(o.Seed, 0x9a4b))
 	k := int(numMarks)
 	rows := 1 << o.Bits
 	w := make([]float32, rows*k)
@@ -150,6 +189,9 @@ func Train(docs []Doc, o TrainOptions) *Model {
 		lr := float32(0.1 / float64(ep+1))
 		for _, di := range order {
 			d := flats[di]
+			if o.Noise > 0 {
+				d.words, d.marks, d.paraEnd, d.turn = Garble(nrng, o.Noise, d.words, d.marks, d.paraEnd, d.turn)
+			}
 			gaps := make([]Gap, len(d.words))
 			for i := range d.words {
 				gaps[i] = Gap{PauseMs: o.Pauses(rng, d.marks[i], d.paraEnd[i]), Turn: d.turn[i]}
