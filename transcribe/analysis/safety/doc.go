@@ -123,15 +123,18 @@
 //     any domain, a passing mention in a sports or arts story does not
 //     (models.go, gate; chosen on the train and dev parts only);
 //   - the hate speech model (data/hate.lr.gz, logistic regression of
-//     package safety/lr over words and word pairs, 4,656 weights) gives a
-//     stretch's probability of hate speech, learned from the train part
-//     of Davidson et al.'s labelled tweets (hate speech against offensive
-//     language and neither, plus the news sets' train paragraphs as
-//     negatives, so that reporting about groups of people is not hate).
-//     At or above its threshold (0.43, the best F1 on the tweets' dev
-//     part) hate_speech is given, with confidence from 0.5 at the
-//     threshold to 1 and severity from 0.5 to 0.9; the lexicon rule
-//     (a group and a hostile claim) still adds its evidence.
+//     package safety/lr over words, word pairs and character 3–5-grams
+//     within words, with naive Bayes feature scaling, 4,735 weights, 26
+//     kB) gives a stretch's probability of hate speech, learned from the
+//     train part of Davidson et al.'s labelled tweets (hate speech against
+//     offensive language and neither, plus the news sets' train
+//     paragraphs as negatives, so that reporting about groups of people
+//     is not hate). At or above its threshold (0.47, the best F1 of a
+//     five-fold cross-validation on the tweets' train and dev parts)
+//     hate_speech is given, with confidence from 0.5 at the threshold to
+//     1 and severity from 0.5 to 0.9; the lexicon rule (a group and a
+//     hostile claim) still adds its evidence. Its features read lower-case
+//     letters only, so a transcript scores as the written text does.
 //
 // # Measured on public data
 //
@@ -146,9 +149,9 @@
 //	                          ours               lexicon alone       keywords
 //	profanity (gold: offensive or hate)
 //	                          P 99.2%  R 82.7%   P 99.2%  R 82.7%    P 99.0%  R 83.3%
-//	hate_speech (152 gold)    P 35.7%  R 39.5%   P 0%     R 0%       P 0%     R 0%
+//	hate_speech (152 gold)    P 40.0%  R 48.7%   P 0%     R 0%       P 0%     R 0%
 //	committed sample (552: all 152 hate, 200 offensive, 200 neither)
-//	hate_speech               P 84.5%  R 39.5%   P 100%   R 0%       P 100%   R 0%
+//	hate_speech               P 86.0%  R 48.7%   P 100%   R 0%       P 100%   R 0%
 //
 //	neutral news, labels ≥ 0.5   any / non-financial / figurative (crime_violence,
 //	                             health_issues, weapons, terrorism)
@@ -160,6 +163,25 @@
 //	  ours              8.2% /  8.2% /  3.8%
 //	  lexicon alone    20.9% / 20.5% / 12.0%
 //	  keywords         37.0% / 33.9% / 20.2%
+//
+// The hate speech model (issue: precision ≥ 85% at recall ≥ 70%) was
+// rebuilt with character n-grams, NB-LR scaling, an L-BFGS trainer and a
+// cross-validated threshold; the model before it (words and word pairs,
+// gradient descent, threshold on the dev part) in the same run, on the
+// test part: hate_speech P 35.7% → 40.0%, R 39.5% → 48.7% (F1 0.38 →
+// 0.44; committed sample P 84.5% → 86.0%); the model's probability
+// alone, precision at recall 0.5, 0.6 and 0.7: 31.9% → 39.8%, 24.8% →
+// 33.0%, 17.9% → 23.5% (average precision 0.339 → 0.375; TestDavidsonFull
+// prints the new model's). Chosen on the five-fold cross-validation of
+// the train and dev parts (22,299 tweets, about 1,400 hate speech), where
+// the old settings gave F1 0.43 and average precision 0.34 and these
+// give 0.46 and 0.39 (NB scaling raised F1, char n-grams average
+// precision; trigrams, 2- or 6-grams, annotator-fraction targets and
+// other class weights changed nothing measurable); on the dev part alone average precision
+// 0.366 → 0.383 (F1 0.446 at the old model's threshold, which was fitted
+// on that part, 0.423 now). Neutral news, testdata/dev.txt and the
+// held-out set (reference and recognized) unchanged, BBC dev 2.0% → 1.9%
+// (its one hate_speech alarm gone).
 //
 // The context model reads the words around the evidence, not the
 // evidence itself: the tokens a lexicon term matched are left out of the
@@ -227,10 +249,12 @@
 // such stories use figuratively, the errors the context gate is for.
 //
 // Targets: precision ≥ 85% at recall ≥ 70% on a public labelled set:
-// met for profanity, not for hate_speech (F1 0.38 against 0.01 before;
+// met for profanity, not for hate_speech (F1 0.44 against 0.01 before
+// the learned model;
 // Davidson et al.'s own classifier reports precision 44% at recall 61%
 // for this class: most tweets with slurs are annotated offensive, not
-// hate, and telling them apart needs more than words and word pairs);
+// hate, and telling them apart needs more than words, word pairs and
+// their letters);
 // at most 2% of neutral news labelled: not met, by 0.9 points on BBC
 // and 6.2 on HuffPost. The remaining BBC alarms are mostly stories that
 // are about a label (a murder trial, a star's arrest, violent games and

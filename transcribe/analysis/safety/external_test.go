@@ -10,6 +10,7 @@ import (
 
 	"github.com/earshot-dev/earshot/transcribe/analysis/nlp"
 	"github.com/earshot-dev/earshot/transcribe/analysis/nlp/nlptest"
+	"github.com/earshot-dev/earshot/transcribe/analysis/safety/lr"
 	"github.com/earshot-dev/earshot/transcribe/analysis/topics/topicdata"
 )
 
@@ -151,12 +152,12 @@ func TestDavidsonSample(t *testing.T) {
 }
 
 // Floors guarding the measured sample figures (doc.go): profanity
-// recall, and hate_speech precision and recall (measured 84.5% and
-// 39.5%; the lexicon alone finds none).
+// recall, and hate_speech precision and recall (measured 86.0% and
+// 48.7%; the lexicon alone finds none).
 const (
 	davidsonProfanityRecallFloor = 0.60
 	davidsonHatePrecisionFloor   = 0.75
-	davidsonHateRecallFloor      = 0.30
+	davidsonHateRecallFloor      = 0.40
 )
 
 // TestDavidsonFull measures the whole fixed test part (row id mod 10 =
@@ -188,6 +189,17 @@ func TestDavidsonFull(t *testing.T) {
 	bprof, bhate := scoreDavidson(rows, keywordLabels)
 	t.Logf("Davidson test part (%d tweets) profanity: ours %v; lexicon alone %v; keywords %v", len(rows), prof, lprof, bprof)
 	t.Logf("Davidson test part hate_speech: ours %v; lexicon alone %v; keywords %v", hate, lhate, bhate)
+	m, err := learned()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, gold := make([]float64, len(rows)), make([]bool, len(rows))
+	for i, r := range rows {
+		p[i], gold[i] = m.hate.Probability(HateFeatures(nlp.Tokens(nlptest.Words(r.text)))), r.class == 0
+	}
+	c := lr.Curve(p, gold)
+	t.Logf("Davidson test part, hate speech model alone: precision at recall 0.5 %.1f%%, 0.6 %.1f%%, 0.7 %.1f%%; average precision %.3f",
+		100*c.PrecisionAt(0.5), 100*c.PrecisionAt(0.6), 100*c.PrecisionAt(0.7), c.AveragePrecision())
 }
 
 // neutralClasses are the HuffPost and BBC classes whose stories are not

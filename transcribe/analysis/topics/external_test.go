@@ -222,4 +222,5 @@ func TestHuffPostDev(t *testing.T) {
 	}
 	c := classifier(t)
 	logNews(t, "HuffPost dev part", scoreNews(c, docs), scoreNews(c.keywordsOnly(), docs))
+	logClasses(t, c, docs)
 }

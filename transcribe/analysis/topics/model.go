@@ -129,8 +129,12 @@ func (fm *familyModel) familyShares(stems []string, s scores) ([]float64, bool) 
 }
 
 // mixture returns each family's log-likelihood from its classes' (ll):
-// log of the mean of their likelihoods.
+// log of the mean of their likelihoods. With one class a family (the
+// shipped model), that is ll itself.
 func (fm *familyModel) mixture(ll []float64) []float64 {
+	if len(ll) == len(fm.families) {
+		return ll // families are numbered in the order of their first class
+	}
 	best := make([]float64, len(fm.families))
 	for f := range best {
 		best[f] = math.Inf(-1)
