@@ -71,6 +71,7 @@ func main() {
 	out := flag.String("out", "transcribe/textfmt/punctmodel/model.bin.gz", "model file to write")
 	perBook := flag.Int("book-words", 30000, "words read from the start of each book")
 	epochs := flag.Int("epochs", 3, "training passes")
+	bits := flag.Uint("bits", 20, "log2 of the weight table's rows (hashed features)")
 	noise := flag.Float64("noise", 0, "rate of recognition errors simulated in the training words (punctmodel.Garble)")
 	seed := flag.Uint64("seed", 1, "seed of the pause simulation and book order")
 	sample := flag.String("sample", "", "instead of training, write the held-out evaluation sample (recognized speech) to this file")
@@ -152,7 +153,7 @@ func main() {
 		}
 	}
 	log.Printf("read %d books, %d words (whole books for the casing lexicon) in %v", len(docs), words, time.Since(start).Round(time.Millisecond))
-	m := punctmodel.Train(docs, punctmodel.TrainOptions{Epochs: *epochs, Seed: *seed, Lexicon: &lex, Noise: *noise,
+	m := punctmodel.Train(docs, punctmodel.TrainOptions{Epochs: *epochs, Seed: *seed, Lexicon: &lex, Noise: *noise, Bits: *bits,
 		Progress: func(ep, errs, n int) {
 			log.Printf("epoch %d: %d errors in %d gaps (%.2f%%), %v", ep, errs, n, 100*float64(errs)/float64(n), time.Since(start).Round(time.Second))
 		}})
