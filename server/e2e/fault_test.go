@@ -134,11 +134,33 @@ func TestFaultThreeProcesses(t *testing.T) {
 
 	// Every job completed, its completion stored once across all
 	// processes (the killed one's log included).
-	finished := map[string]int{}
-	for _, n := range []*node{nodes[0], nodes[1], nodes[2], restarted} {
-		for id, c := range n.finished() {
-			finished[id] += c
+	count := func() map[string]int {
+		finished := map[string]int{}
+		for _, n := range []*node{nodes[0], nodes[1], nodes[2], restarted} {
+			for id, c := range n.finished() {
+				finished[id] += c
+			}
 		}
+		return finished
+	}
+	// A process's log reaches the test through a pipe, so the last jobs'
+	// "finished" lines can arrive after their webhooks (a clean-clone run
+	// counted 0 for a job whose line was in the log dumped a moment
+	// later): wait a little for them.
+	finished := count()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		missing := false
+		for _, id := range ids {
+			if finished[id] == 0 && id != inflight {
+				missing = true
+				break
+			}
+		}
+		if !missing {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+		finished = count()
 	}
 	takeovers := nodes[0].takeovers() + nodes[2].takeovers() + restarted.takeovers()
 	// The kill can land after the victim stored its job's result and
