@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/earshot-dev/earshot/adapters/pocketsphinx"
 	"github.com/earshot-dev/earshot/transcribe/textfmt"
 	"github.com/earshot-dev/earshot/transcribe/textfmt/punctmodel"
 )
@@ -37,39 +36,11 @@ var devSpeechBooks = []struct {
 // -devspeech) as the recognizer's words and times are at run time,
 // rather than the development book's simulated pauses alone.
 func makeDevSample(corpus, out string) {
-	r, err := pocketsphinx.New(pocketsphinx.Config{Decoders: 1})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer r.Close()
-	dir, err := os.MkdirTemp("", "trainpunct")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
+	r, dir, done := speechTools()
+	defer done()
 	var sets []punctmodel.EvalSet
 	for bi, b := range devSpeechBooks {
-		var ps []punctmodel.Paragraph
-		seen, n := 0, 0
-		voiceOf := map[string]string{}
-		for _, p := range punctmodel.Paragraphs(readText(filepath.Join(corpus, b.path))) {
-			k := len(strings.Fields(p.Text))
-			if seen += k; seen <= b.skip || (b.play && p.Speaker == "") {
-				continue
-			}
-			if b.play {
-				if _, ok := voiceOf[p.Speaker]; !ok {
-					voiceOf[p.Speaker] = voices[len(voiceOf)%len(voices)]
-				}
-				p.Speaker = voiceOf[p.Speaker] + ":" + p.Speaker
-			} else {
-				p.Speaker = voices[len(ps)%len(voices)]
-			}
-			ps = append(ps, p)
-			if n += k; n > b.words {
-				break
-			}
-		}
+		ps, n := voiced(readText(filepath.Join(corpus, b.path)), b.skip, b.words, b.play)
 		if n < b.words/2 {
 			log.Fatalf("trainpunct: %s: only %d words after word %d", b.path, n, b.skip)
 		}

@@ -94,26 +94,11 @@ func main() {
 		return
 	}
 	if *retune {
-		b, err := os.ReadFile(*out)
-		if err != nil {
-			log.Fatal(err)
-		}
-		m, err := punctmodel.Read(bytes.NewReader(b))
-		if err != nil {
-			log.Fatal(err)
-		}
-		tune(*corpus, *out, *devSpeech, m)
+		tune(*corpus, *out, *devSpeech, readModel(*out))
 		return
 	}
 	if *score != "" {
-		b, err := os.ReadFile(*out)
-		if err != nil {
-			log.Fatal(err)
-		}
-		m, err := punctmodel.Read(bytes.NewReader(b))
-		if err != nil {
-			log.Fatal(err)
-		}
+		m := readModel(*out)
 		f := readEvalFile(*score)
 		s := speechScores(m, f)
 		fmt.Printf("%s on %s, recognized words: sentence end %v; question %v; comma %v\n", *out, *score, s.SentenceEnd, s.Question, s.Comma)
@@ -254,4 +239,17 @@ func devFigures(corpus string) {
 	s := punctmodel.Score(gold, m.Marks(ws, gaps))
 	fmt.Printf("development (%s, %d words, simulated pauses): sentence end %v; question %v; comma %v\n",
 		devBook, len(ws), s.SentenceEnd, s.Question, s.Comma)
+}
+
+// readModel reads a model file.
+func readModel(path string) *punctmodel.Model {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := punctmodel.Read(bytes.NewReader(b))
+	if err != nil {
+		log.Fatalf("%s: %v", path, err)
+	}
+	return m
 }

@@ -37,16 +37,8 @@ var voices = []string{"slt", "rms", "awb", "kal"}
 // clips with the embedded recognizer, aligns the recognized words to the
 // punctuated reference, and writes the evaluation sample.
 func makeSample(corpus, out string) {
-	r, err := pocketsphinx.New(pocketsphinx.Config{Decoders: 1})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer r.Close()
-	dir, err := os.MkdirTemp("", "trainpunct")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
+	r, dir, done := speechTools()
+	defer done()
 	var sets []punctmodel.EvalSet
 
 	// Sense and Sensibility, chapter 1, paragraphs read in turn by the
