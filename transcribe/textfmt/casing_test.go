@@ -63,6 +63,9 @@ func TestTitlesInAddress(t *testing.T) {
 		{"the governor, said it.", "the governor, said it."},
 		{"yes, sir.", "yes, sir."},
 		{"call the doctor.", "call the doctor."},
+		{"so help me governor.", "so help me Governor."},
+		{"yes doctor, I will.", "yes Doctor, I will."},
+		{"thank you, the doctor said.", "thank you, the doctor said."},
 	} {
 		var ws []transcribe.Word
 		for _, f := range strings.Fields(c.in) {

@@ -107,6 +107,12 @@ func modelPunctuate(m *punctmodel.Model, ws []transcribe.Word, sentencePause tim
 	return ws
 }
 
+// addressLeads are words after which a title that ends a sentence or a
+// clause is said to someone ("help me governor.", "yes doctor,"), rather
+// than named ("the doctor.", "became president."). Found on the
+// development book (TestDevNames).
+var addressLeads = set("you me us yes no yeah please thanks here now well oh hello hi morning evening night sorry")
+
 // addressTitles are titles that, said to someone ("yes, doctor."), are
 // written with a capital, as names are (not "sir" or "madam").
 var addressTitles = set("doctor professor governor captain general colonel major sergeant lieutenant senator president judge officer nurse")
@@ -119,9 +125,12 @@ func trueCase(m *punctmodel.Model, ws []transcribe.Word) []transcribe.Word {
 		words[i] = punctmodel.Normalize(w.Text)
 	}
 	for i, form := range m.Case(words) {
-		if form == "" && i > 0 && addressTitles[words[i]] && strings.HasSuffix(ws[i-1].Text, ",") {
+		if form == "" && i > 0 && addressTitles[words[i]] && (strings.HasSuffix(ws[i-1].Text, ",") || addressLeads[words[i-1]]) {
 			// A title said to someone, set off by commas or ending the
-			// sentence, is written as a name: "thank you, Doctor."
+			// sentence, is written as a name: "thank you, Doctor.", and
+			// after the words that lead to one, with no comma before it:
+			// "thank you doctor." -> "thank you Doctor.", "no
+			// governor." -> "no Governor.".
 			if _, punct := trailingPunct(ws[i].Text); punct != "" {
 				form = capitalize(words[i])
 			}

@@ -190,7 +190,10 @@
 // where it adds 51 of 1,677 names, 29 of them "HILL" in the play's
 // capitalised stage directions, and no false capital, TestDevNames;
 // titles said to someone, "thank you, Governor.", add 7 more there and
-// none here)
+// none here, and 5 more, with no word the book writes in lower case
+// capitalised, when the title ends a sentence or clause after a word that
+// leads to one without a comma, "help me governor." -> "help me
+// Governor.")
 // come out capitalised by the punctuate and casing stages, 38 (28.8 %)
 // with the casing gazetteer alone. Austen's
 // long sentences, joined by semicolons and colons (which count as
