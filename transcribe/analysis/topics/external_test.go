@@ -60,6 +60,17 @@ func logClasses(t *testing.T, c *Classifier, docs []topicdata.Doc) {
 	}
 }
 
+// measure scores docs with the classifier and with its keywords alone,
+// and logs both, overall and by class.
+func measure(t *testing.T, set string, docs []topicdata.Doc) (ours, base newsScore) {
+	t.Helper()
+	c := classifier(t)
+	ours, base = scoreNews(c, docs), scoreNews(c.keywordsOnly(), docs)
+	logNews(t, set, ours, base)
+	logClasses(t, c, docs)
+	return ours, base
+}
+
 func logNews(t *testing.T, set string, ours, base newsScore) {
 	t.Helper()
 	t.Logf("%s (%d documents): tier-1 top-1 %.1f%% (keyword baseline %.1f%%); off-tier-1 label ≥ 0.5 on %.1f%% of documents (baseline %.1f%%)",
@@ -175,10 +186,7 @@ func readExternal(t *testing.T, env string, read func(string) ([]topicdata.Doc, 
 // its text may not be committed). It skips when the variable is unset.
 func TestBBCNews(t *testing.T) {
 	docs, split := readExternal(t, "EARSHOT_BBC_DIR", topicdata.ReadBBC)
-	c := classifier(t)
-	ours, base := scoreNews(c, docs), scoreNews(c.keywordsOnly(), docs)
-	logNews(t, "BBC News "+split+" part", ours, base)
-	logClasses(t, c, docs)
+	ours, _ := measure(t, "BBC News "+split+" part", docs)
 	if ours.accuracy() < 0.90 {
 		t.Errorf("tier-1 top-1 %.1f%% < 90%%", 100*ours.accuracy())
 	}
@@ -194,10 +202,7 @@ func TestBBCNews(t *testing.T) {
 // EARSHOT_TOPICS_SPLIT=dev scores the dev part instead.
 func Test20News(t *testing.T) {
 	docs, split := readExternal(t, "EARSHOT_20NEWS_DIR", topicdata.Read20News)
-	c := classifier(t)
-	ours, base := scoreNews(c, docs), scoreNews(c.keywordsOnly(), docs)
-	logNews(t, "20 Newsgroups "+split+" part", ours, base)
-	logClasses(t, c, docs)
+	ours, base := measure(t, "20 Newsgroups "+split+" part", docs)
 	if ours.accuracy() <= base.accuracy() {
 		t.Errorf("tier-1 top-1 %.1f%%, not above the keyword baseline's %.1f%%", 100*ours.accuracy(), 100*base.accuracy())
 	}
@@ -220,7 +225,5 @@ func TestHuffPostDev(t *testing.T) {
 			docs = append(docs, d)
 		}
 	}
-	c := classifier(t)
-	logNews(t, "HuffPost dev part", scoreNews(c, docs), scoreNews(c.keywordsOnly(), docs))
-	logClasses(t, c, docs)
+	measure(t, "HuffPost dev part", docs)
 }

@@ -47,18 +47,24 @@ var ErrFormat = errors.New("lr: malformed model")
 // Options are the training settings.
 type Options struct {
 	L2         float64 // penalty on the squared weights (L2/2 × Σ w²; the bias is free)
-	Iterations int     // most L-BFGS iterations (it stops earlier once the loss no longer moves)
+	Iterations int     // most L-BFGS iterations (it stops earlier once the loss no longer moves; 0: DefaultIterations)
 	PosWeight  float64 // weight of a positive document (1 if zero)
 	MinCount   int     // a feature must occur in this many documents
 	Prune      float64 // weights smaller than this in size are dropped
 	NB         float64 // smoothing of the naive Bayes feature scale (0: no scaling)
 }
 
+// DefaultIterations is Options.Iterations when it is 0.
+const DefaultIterations = 300
+
 // Train fits a model to docs (each a list of features; repeats count
 // once) and their labels.
 func Train(docs [][]string, y []bool, o Options) *Model {
 	if o.PosWeight == 0 {
 		o.PosWeight = 1
+	}
+	if o.Iterations <= 0 {
+		o.Iterations = DefaultIterations
 	}
 	df := map[string]int{}
 	for _, d := range docs {

@@ -36,6 +36,11 @@ func TestTrain(t *testing.T) {
 			t.Errorf("NB %v: read back %v features (%v), want %d", nb, r.Features(), err, m.Features())
 		}
 	}
+	// Options without Iterations train (DefaultIterations), not a model
+	// of zero weights.
+	if m := Train(docs, y, Options{MinCount: 2}); m.Probability([]string{"vile", "those"}) < 0.6 {
+		t.Errorf("zero Options: probability %.3f of a positive", m.Probability([]string{"vile", "those"}))
+	}
 	c := Curve([]float64{0.9, 0.8, 0.7, 0.6}, []bool{true, false, true, false})
 	if c.PrecisionAt(0.5) != 1 || c.PrecisionAt(1) != 2.0/3 || math.Abs(c.AveragePrecision()-(1+2.0/3)/2) > 1e-12 {
 		t.Errorf("curve: precision at 0.5 %v, at 1 %v, average %v", c.PrecisionAt(0.5), c.PrecisionAt(1), c.AveragePrecision())
