@@ -61,8 +61,9 @@
 // Keywords alone mistake stray words for topics (a news interview's
 // "foot" and "sexual" gave Foot Health and Sexual Health). A family
 // model decides which tier-1 families a text is about: multinomial naive
-// Bayes over the Features of its stems (package topics/nb; add-0.3
-// smoothing, uniform priors), over 23 classes (the 29 tier-1 categories,
+// Bayes over the Features of its stems (package topics/nb; uniform
+// class priors, Dirichlet-prior smoothing with μ = 800 towards the
+// pooled distribution of all classes), over 23 classes (the 29 tier-1 categories,
 // with Movies, Music, Television, Pop Culture, Books and Fine Art as one
 // "Entertainment" class and Medical Health with Healthy Living as one
 // "Health" class; package topicdata). It is trained on public labelled
@@ -73,7 +74,7 @@
 // (Pets, Automotive, Careers...) have a voice. The class probabilities
 // are
 //
-//	softmax((ll_k + 3 × E_k) / (1 + n/8))
+//	softmax((ll_k + 0.25 × E_k) / (1 + n/5))
 //
 // with ll_k the model's log-likelihood of class k, E_k the keyword
 // evidence of its families and n the known features: the model decides
@@ -90,6 +91,25 @@
 // writes data/model.sha256. TestModelChecksum checks that the shipped
 // model matches that checksum, loads and knows every class.
 //
+// Smoothing and weights were chosen together on the dev parts of BBC,
+// HuffPost and 20 Newsgroups, by the mean of their tier-1 top-1
+// accuracy, with a model trained on the train parts alone (traintopics
+// -dev -devmodel) and testdata/dev.txt kept at 35 of 35. Before, the
+// model smoothed by add-0.3 and the keywords weighed 3 (tempering 8):
+// dev parts BBC 94.9%, HuffPost 75.3%, 20 Newsgroups 57.5%. Add-α gives
+// every word a class never saw the same count, so a class trained on a
+// keyword profile or a few dozen records (Pets, Travel, TECH's 38)
+// paid for each everyday word it lacked as for a word of another
+// topic, and a high keyword weight had to make up for it. With the
+// Dirichlet prior (μ 300 to 3000 and keyword weights 0 to 3 tried):
+// μ = 800, keyword weight 0.25, tempering 5 gave BBC 95.8%, HuffPost
+// 80.4% and 20 Newsgroups 57.7% (off-tier-1 labels 5.6%, 7.0% and
+// 14.2%, against 6.5%, 17.1% and 24.6%); larger μ favours the Usenet
+// posts and smaller the headlines (μ 3000: 94.9%, 76.4%, 60.0%; μ 300:
+// 95.3%, 82.0%, 52.3%, keyword weight 0). Scored once after on the
+// test parts and the in-repo held-out set (figures below, the add-α
+// model's in brackets).
+//
 // # Measured quality
 //
 // On public news no one here wrote, mapped to IAB tier-1, next to the
@@ -99,28 +119,29 @@
 //
 //	set (fixed test part)               docs  tier-1 top-1      off-tier-1 label ≥ 0.5
 //	                                          ours  keywords    ours  keywords
-//	BBC News (5 classes, articles)       444  96.6%  74.8%       5.0%  82.2%
-//	HuffPost News Category (headlines)   931  75.0%  45.0%      18.5%  36.7%
+//	BBC News (5 classes, articles)       444  96.6% (96.6)  74.8%   5.2% (5.0)   82.2%
+//	HuffPost News Category (headlines)   931  78.9% (75.0)  45.0%   9.5% (18.5)  36.7%
 //
-//	20 Newsgroups (Usenet posts)        7532  57.8%  51.3%      24.2%  53.7%
+//	20 Newsgroups (Usenet posts)        7532  57.9% (57.8)  51.3%  13.6% (24.2)  53.7%
 //
-// Targets: 90% and at most 10%. BBC meets both. HuffPost misses both
-// (by 15 and 8.5 points): its texts are one headline and one sentence,
+// Targets: 90% and at most 10%. BBC meets both. HuffPost meets the
+// second and misses the first by 11 points: its texts are one headline and one sentence,
 // its classes are fuzzier (CRIME, WORLD NEWS, U.S. NEWS and POLITICS
 // all map to NewsAndPolitics; COMEDY to Entertainment) and the training
 // copy is small for most classes (38 TECH, 24 TRAVEL records). The
 // committed sample (testdata/huffpost-test.tsv, CC BY 4.0) is checked
-// in CI with floors of 72% and 23%; the BBC text may not be committed,
+// in CI with a floor of 76% and a ceiling of 12%; the BBC text may not be committed,
 // so TestBBCNews skips without EARSHOT_BBC_DIR.
 //
 // The in-repo sets, written here (reference text; "right tier-1
-// first"): dev 100% (35), held-out test 84.6% (52; 94.2% with keywords
-// alone), and the held-out test spoken by flite and recognized by
-// pocketsphinx (word error rate 16.3%) 78.8% (84.6% with keywords alone;
-// TestTestSetRecognized keeps a floor of 75%). The held-out test set is everyday speech about pets, careers,
-// shopping and hobbies, which the news-trained model pulls towards
-// technology, business and sports: 10 points worse there is the price of
-// 22 points better on news.
+// first"): dev 100% (35), held-out test 88.5% (52; 84.6% with the add-α
+// model, 94.2% with keywords alone), and the held-out test spoken by
+// flite and recognized by pocketsphinx (word error rate 16.3%) 80.8%
+// (78.8%; 84.6% with keywords alone; TestTestSetRecognized keeps a
+// floor of 77%). The held-out test set is everyday speech about pets,
+// careers, shopping and hobbies, which the news-trained model pulls
+// towards technology, business and sports: 4 to 6 points worse there is
+// the price of 22 to 34 points better on news.
 //
 // 20 Newsgroups (package topicdata; Test20News, with EARSHOT_20NEWS_DIR)
 // is everyday writing, not news: there the news-trained model is 6.5
@@ -128,8 +149,8 @@
 // (27.4%), science (27.2%) and for-sale posts (1.8%). A model that also
 // learns the posts' train part as a second style of each family
 // ("<class>@usenet", which loadFamilyModel reads as the same family;
-// go run ./internal/cmd/traintopics ... -20news DIR), with keywordWeight
-// 1.5 chosen on the dev parts and testdata/dev.txt (34 of 35), measured
+// go run ./internal/cmd/traintopics ... -20news DIR; measured with the
+// add-α smoothing of the time), with keywordWeight 1.5 chosen on the dev parts and testdata/dev.txt (34 of 35), measured
 // once on the test parts: 20 Newsgroups 87.5% (off-tier-1 7.2%), BBC
 // 97.1% (4.5%), HuffPost 79.3% (11.9%), but the in-repo held-out test
 // 69.2% (recognized 71.2%): everyday speech about careers, pets, food

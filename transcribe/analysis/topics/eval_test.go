@@ -143,5 +143,5 @@ func TestTestSetRecognized(t *testing.T) {
 }
 
 // recognizedFloor is the accuracy the recognized test set must keep
-// (measured: 84.6% at a word error rate of 16.3%).
-const recognizedFloor = 0.75
+// (measured: 80.8% at a word error rate of 16.3%).
+const recognizedFloor = 0.77

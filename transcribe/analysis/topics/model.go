@@ -159,7 +159,7 @@ func (fm *familyModel) mixture(ll []float64) []float64 {
 // keywordWeight scales the keyword evidence of a class against the
 // family model's log-likelihood (chosen on the dev parts and
 // testdata/dev.txt).
-var keywordWeight = 3.0
+var keywordWeight = 0.25
 
 // Combining the family model with the keyword profiles (see doc.go).
 const (
