@@ -62,7 +62,8 @@ func falseCapitals(ws []punctmodel.EvalWord) []string {
 
 // TestPlaceHeads: a place's head after a name, or after a word the
 // training text never had, is part of the name; after a day, a month, a
-// nation's adjective or a contraction it is not.
+// nation's adjective or a contraction it is not. So is a compass word
+// before a place.
 func TestPlaceHeads(t *testing.T) {
 	t.Parallel()
 	m, err := punctmodel.Default()
@@ -77,6 +78,13 @@ func TestPlaceHeads(t *testing.T) {
 		{"on monday hill walkers came", "_ Monday _ _ _"},
 		{"i'll park it by the river", "_ _ _ _ _ _"},
 		{"the park was quiet", "_ _ _ _"},
+		// A compass word before a place is part of its name; before a
+		// nation's adjective, a possessive or a common word it is not.
+		{"they sailed to north america", "_ _ _ North America"},
+		{"a house in south kensington", "_ _ _ South Kensington"},
+		{"the north american coast", "_ _ American _"},
+		{"we drove north to london", "_ _ _ _ London"},
+		{"the south wind blew", "_ _ _ _"},
 	} {
 		forms := m.Case(strings.Fields(c.in))
 		for i := range forms {

@@ -376,6 +376,11 @@ var notNames = set(`monday tuesday wednesday thursday friday saturday sunday jan
 	african asian australian irish scottish welsh dutch greek swiss swedish polish turkish korean
 	arab arabic latin roman christian jewish muslim catholic protestant`)
 
+// compass words begin a place's name before a place ("north america" ->
+// "North America", "south kensington" -> "South Kensington"); before a
+// nation's adjective they stay ("north american" is left as it is).
+var compass = set(`north south east west`)
+
 func set(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
@@ -401,7 +406,8 @@ func (m *Model) namesPlace(words []string, i int, prevForm string) bool {
 // -> "FBI", also with "'s"), the second word of a capitalised pair
 // ("scotland yard" -> "Scotland Yard"), a word the training text never
 // had after a title, a capitalised name or "at", "from", "near" ("mrs
-// dashwood" -> "Dashwood"), and a title before a capitalised name. Other
+// dashwood" -> "Dashwood"), a title before a capitalised name, and a
+// compass word before a place ("north america" -> "North America"). Other
 // entries are "". Sentence starts are not the model's business (the
 // casing stage capitalises them).
 func (m *Model) Case(words []string) []string {
@@ -442,6 +448,9 @@ func (m *Model) Case(words []string) []string {
 	}
 	for i := 0; i+1 < len(words); i++ {
 		if titles[words[i]] && out[i] == "" && out[i+1] != "" && len(words[i]) > 3 {
+			out[i] = capitalize(words[i])
+		}
+		if compass[words[i]] && out[i] == "" && out[i+1] != "" && !notNames[words[i+1]] && !strings.HasSuffix(words[i+1], "'s") {
 			out[i] = capitalize(words[i])
 		}
 	}
