@@ -207,9 +207,21 @@
 // Kensington", adds 3 there, none here, and on four training-split books
 // of travel and geology, Darwin's South America and Coral Reefs, Burton's
 // Gold Coast and Midian, 53 names for 5 compass words the books write in
-// lower case)
+// lower case; a word the training text never had, cased once as a name,
+// cased wherever it is said, "Mrs. Dashwood ... Dashwood", adds 3 there,
+// none here, and on words 50,000-90,000 of 408 training-split novels,
+// past the part trained on, 4,739 names for 208 words written in lower
+// case)
 // come out capitalised by the punctuate and casing stages, 38 (28.8 %)
-// with the casing gazetteer alone. Austen's
+// with the casing gazetteer alone. On the whole text of the two held-out
+// books, with simulated pauses (TestHeldOutBookNames, which prints no
+// word, so nothing is chosen on it), measured once with these two rules:
+// Sense and Sensibility 4,403 of 4,941 (89.1 %; 88.1 % without them),
+// The Importance of Being Earnest 1,034 of 1,316 (78.6 %, the same), 38.1 %
+// and 20.7 % with the gazetteer alone; of the words missed, 305 of 538 and
+// 94 of 282 are words the book prints all in capitals (headings, the
+// speakers' names before each speech), and without those 95.0 % and
+// 84.6 % come out capitalised. Austen's
 // long sentences, joined by semicolons and colons (which count as
 // commas), are the model's weak spot: it ends many of them early. Of
 // issue 22's targets (sentence-end F1 0.75 and 1.5 times the pause-only

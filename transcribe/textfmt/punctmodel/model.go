@@ -406,8 +406,10 @@ func (m *Model) namesPlace(words []string, i int, prevForm string) bool {
 // -> "FBI", also with "'s"), the second word of a capitalised pair
 // ("scotland yard" -> "Scotland Yard"), a word the training text never
 // had after a title, a capitalised name or "at", "from", "near" ("mrs
-// dashwood" -> "Dashwood"), a title before a capitalised name, and a
-// compass word before a place ("north america" -> "North America"). Other
+// dashwood" -> "Dashwood"), a title before a capitalised name, a
+// compass word before a place ("north america" -> "North America"), and,
+// once such a word the training text never had is cased as a name, every
+// other time it is said ("dashwood said" -> "Dashwood said"). Other
 // entries are "". Sentence starts are not the model's business (the
 // casing stage capitalises them).
 func (m *Model) Case(words []string) []string {
@@ -452,6 +454,27 @@ func (m *Model) Case(words []string) []string {
 		}
 		if compass[words[i]] && out[i] == "" && out[i+1] != "" && !notNames[words[i+1]] && !strings.HasSuffix(words[i+1], "'s") {
 			out[i] = capitalize(words[i])
+		}
+	}
+	// One name throughout: a word the training text never had that is
+	// cased once as a name is cased wherever it is said ("mrs dashwood
+	// ... dashwood said" -> "Dashwood" both times).
+	named := map[string]string{}
+	for i, w := range words {
+		if base := strings.TrimSuffix(w, "'s"); out[i] != "" && len(base) >= 3 && isAlpha(base) && !m.isKnown(base) {
+			if _, cased := m.cased[base]; !cased {
+				named[base] = capitalize(base)
+			}
+		}
+	}
+	for i, w := range words {
+		if out[i] != "" || len(named) == 0 {
+			continue
+		}
+		if f, ok := named[w]; ok {
+			out[i] = f
+		} else if base, ok := strings.CutSuffix(w, "'s"); ok && named[base] != "" {
+			out[i] = named[base] + "'s"
 		}
 	}
 	return out
