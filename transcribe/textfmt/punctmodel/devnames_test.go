@@ -115,6 +115,10 @@ func TestPlaceHeads(t *testing.T) {
 		{"the north american coast", "_ _ American _"},
 		{"we drove north to london", "_ _ _ _ London"},
 		{"the south wind blew", "_ _ _ _"},
+		// A word the training text never had, cased once as a name, is
+		// cased wherever it is said; a word it had in lower case is not.
+		{"then quillerby's horse ran and mrs quillerby sat", "_ Quillerby's _ _ _ Mrs Quillerby _"},
+		{"the bell rang for mr bell", "_ _ _ _ Mr Bell"},
 	} {
 		forms := m.Case(strings.Fields(c.in))
 		for i := range forms {
