@@ -30,4 +30,11 @@
 // it, below 0.75 lower-cased, or when the detector is not above the rules.
 // The tokens "'s", "'m", "n't" and punctuation are joined to the word
 // before them, as a transcript writes them.
+//
+// casing_test.go measures on the same files the capitals format_text
+// gives a recognizer's lower-case words (TestCoNLLCasing: the share of
+// name words capitalised, and of lower-case words capitalised wrongly);
+// valid.txt chose the casing rules, test.txt was read once. Figures in
+// package transcribe/textfmt/punctmodel's documentation ("Casing
+// lexicon").
 package nereval

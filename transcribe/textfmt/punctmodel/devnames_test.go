@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/earshot-dev/earshot/transcribe"
 	"github.com/earshot-dev/earshot/transcribe/textfmt/punctmodel"
 )
 
@@ -77,7 +78,12 @@ func bookWords(t *testing.T, book string) []punctmodel.EvalWord {
 // falseCapitals returns the words inside sentences that the book writes in
 // lower case and the punctuate and casing stages capitalise.
 func falseCapitals(ws []punctmodel.EvalWord) []string {
-	got := formatted(ws, false)
+	return falseCapitalsIn(ws, formatted(ws, false))
+}
+
+// falseCapitalsIn is falseCapitals on got, the words of ws as the stages
+// wrote them.
+func falseCapitalsIn(ws []punctmodel.EvalWord, got []transcribe.Word) []string {
 	var out []string
 	for i, w := range ws {
 		if w.Begins || w.Form == "" || w.Form[:1] != strings.ToLower(w.Form[:1]) || i == 0 || strings.ContainsAny(got[i-1].Text, ".?!") {
@@ -115,8 +121,9 @@ func TestPlaceHeads(t *testing.T) {
 		{"the north american coast", "_ _ American _"},
 		{"we drove north to london", "_ _ _ _ London"},
 		{"the south wind blew", "_ _ _ _"},
-		// A word the training text never had, cased once as a name, is
-		// cased wherever it is said; a word it had in lower case is not.
+		// A word no source of the lexicon has in lower case is a name
+		// wherever it is said; a word they have in lower case is one only
+		// where cased (here after a title).
 		{"then quillerby's horse ran and mrs quillerby sat", "_ Quillerby's _ _ _ Mrs Quillerby _"},
 		{"the bell rang for mr bell", "_ _ _ _ Mr Bell"},
 	} {

@@ -2,7 +2,6 @@ package punctmodel
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	_ "embed" // the committed model
@@ -46,7 +45,7 @@ func Checksum() string {
 }
 
 // Default returns the committed model, read once.
-var Default = sync.OnceValues(func() (*Model, error) { return Read(bytes.NewReader(embedded)) })
+var Default = sync.OnceValues(defaultModel)
 
 // magic begins a model file; magic1 files (before the unpaused offset)
 // are read too.
@@ -354,10 +353,6 @@ var titles = map[string]bool{"mr": true, "mrs": true, "ms": true, "miss": true, 
 	"professor": true, "president": true, "senator": true, "governor": true, "general": true, "colonel": true,
 	"saint": true, "doctor": true, "madame": true, "monsieur": true}
 
-// placeWords precede a place: a word the training text never had is taken
-// for a name after them ("at norland" -> "at Norland").
-var placeWords = map[string]bool{"at": true, "from": true, "near": true}
-
 // placeHeads end the name of a place ("lisson grove" -> "Lisson Grove",
 // "eynsford hill" -> "Eynsford Hill"): after a word cased as a name they
 // are part of it, although the training text has them in lower case.
@@ -404,12 +399,10 @@ func (m *Model) namesPlace(words []string, i int, prevForm string) bool {
 // that differs from lower case: names, places and acronyms as the
 // training text wrote them inside sentences ("london" -> "London", "fbi"
 // -> "FBI", also with "'s"), the second word of a capitalised pair
-// ("scotland yard" -> "Scotland Yard"), a word the training text never
-// had after a title, a capitalised name or "at", "from", "near" ("mrs
-// dashwood" -> "Dashwood"), a title before a capitalised name, a
-// compass word before a place ("north america" -> "North America"), and,
-// once such a word the training text never had is cased as a name, every
-// other time it is said ("dashwood said" -> "Dashwood said"). Other
+// ("scotland yard" -> "Scotland Yard"), a word the lexicon does not have
+// in lower case ("dashwood" -> "Dashwood"), a title before a capitalised
+// name, a compass word before a place ("north america" -> "North
+// America"), and "US" after an article ("the us economy"). Other
 // entries are "". Sentence starts are not the model's business (the
 // casing stage capitalises them).
 func (m *Model) Case(words []string) []string {
@@ -424,6 +417,15 @@ func (m *Model) Case(words []string) []string {
 				out[i] = f + "'s"
 				continue
 			}
+		}
+		if len(w) >= 3 && isAlpha(w) && !strings.HasPrefix(w, "i'") && !m.isKnown(w) {
+			// A word neither the texts nor the word lists have in lower
+			// case is a name ("ladki", "zoellick"; found on the
+			// development parts of the news sets, with the lexicon of the
+			// books and current text: before it, such a word was a name
+			// only after a title, a name, "at", "from" or "near").
+			out[i] = capitalize(w)
+			continue
 		}
 		if i == 0 {
 			continue
@@ -441,12 +443,6 @@ func (m *Model) Case(words []string) []string {
 			out[i] = capitalize(w)
 			continue
 		}
-		if len(w) < 3 || !isAlpha(w) || m.isKnown(w) {
-			continue
-		}
-		if titles[words[i-1]] || placeWords[words[i-1]] || out[i-1] != "" {
-			out[i] = capitalize(w)
-		}
 	}
 	for i := 0; i+1 < len(words); i++ {
 		if titles[words[i]] && out[i] == "" && out[i+1] != "" && len(words[i]) > 3 {
@@ -455,26 +451,10 @@ func (m *Model) Case(words []string) []string {
 		if compass[words[i]] && out[i] == "" && out[i+1] != "" && !notNames[words[i+1]] && !strings.HasSuffix(words[i+1], "'s") {
 			out[i] = capitalize(words[i])
 		}
-	}
-	// One name throughout: a word the training text never had that is
-	// cased once as a name is cased wherever it is said ("mrs dashwood
-	// ... dashwood said" -> "Dashwood" both times).
-	named := map[string]string{}
-	for i, w := range words {
-		if base := strings.TrimSuffix(w, "'s"); out[i] != "" && len(base) >= 3 && isAlpha(base) && !m.isKnown(base) {
-			if _, cased := m.cased[base]; !cased {
-				named[base] = capitalize(base)
-			}
-		}
-	}
-	for i, w := range words {
-		if out[i] != "" || len(named) == 0 {
-			continue
-		}
-		if f, ok := named[w]; ok {
-			out[i] = f
-		} else if base, ok := strings.CutSuffix(w, "'s"); ok && named[base] != "" {
-			out[i] = named[base] + "'s"
+		if (words[i] == "the" || words[i] == "a") && (words[i+1] == "us" || words[i+1] == "us's") {
+			// The pronoun never follows an article: "the us economy",
+			// "a us firm" (found on the news development part).
+			out[i+1] = strings.Replace(words[i+1], "us", "US", 1)
 		}
 	}
 	return out

@@ -311,7 +311,11 @@ type formCount struct {
 }
 
 // Add counts the words of d.
-func (lc *LexiconCounter) Add(d Doc) {
+func (lc *LexiconCounter) Add(d Doc) { lc.AddTimes(d, 1) }
+
+// AddTimes counts the words of d the given times: a smaller text of another kind
+// (current news beside the books) weighs as much as that many times its size.
+func (lc *LexiconCounter) AddTimes(d Doc, times int) {
 	if lc.words == nil {
 		lc.words, lc.pairs = map[string]*formCount{}, map[string]*[2]int{}
 	}
@@ -325,9 +329,9 @@ func (lc *LexiconCounter) Add(d Doc) {
 					lc.pairs[k] = c
 				}
 				if t.Form == t.Word {
-					c[0]++
+					c[0] += times
 				} else {
-					c[1]++
+					c[1] += times
 				}
 			}
 			if t.Word == NumberWord || t.Word == "i" || strings.HasPrefix(t.Word, "i'") {
@@ -339,12 +343,12 @@ func (lc *LexiconCounter) Add(d Doc) {
 				lc.words[t.Word] = c
 			}
 			if t.Form == t.Word {
-				c.lower++
+				c.lower += times
 			} else if !t.Start {
 				if c.forms == nil {
 					c.forms = map[string]int{}
 				}
-				c.forms[t.Form]++
+				c.forms[t.Form] += times
 			}
 		}
 	}

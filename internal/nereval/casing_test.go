@@ -1,0 +1,131 @@
+package nereval
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/textfmt"
+	"github.com/earshot-dev/earshot/transcribe/textfmt/punctmodel"
+)
+
+// TestCoNLLCasing measures the capitals that format_text gives a
+// recognizer's words (lower case, no punctuation; pocketsphinx) on
+// CoNLL-2003 (the file EARSHOT_CONLL_DATA names; its valid.txt chose the
+// casing rules, test.txt was read once for the package documentation's
+// figures): the share of the words of gold person and location names, and
+// of organisation names, that come out capitalised, and the share of the
+// words the text writes in lower case that come out capitalised, leaving
+// out each sentence's first word. The words get simulated times, with a
+// pause after each word by the punctuation the text has there. Side by
+// side: the model with the casing lexicon of the books alone, with the
+// lexicon of the books and current text (the default), and the pause-only
+// punctuation with the casing gazetteer alone. It prints and asserts
+// nothing; it skips without the data.
+func TestCoNLLCasing(t *testing.T) {
+	path := os.Getenv("EARSHOT_CONLL_DATA")
+	if path == "" {
+		t.Skip("EARSHOT_CONLL_DATA not set (CoNLL-2003 English, four columns)")
+	}
+	docs := readCoNLL(t, path)
+	books, err := punctmodel.Books()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		pu   textfmt.Punctuator
+	}{
+		{"gazetteer alone (pause-only punctuation)", textfmt.Punctuator{PauseOnly: true}},
+		{"model, lexicon of the books", textfmt.Punctuator{Model: books}},
+		{"model, lexicon of the books and current text", textfmt.Punctuator{}},
+	} {
+		var hit, total map[string]int = map[string]int{}, map[string]int{}
+		lower, falseCaps := 0, 0
+		r := rand.New(rand.NewPCG(3, 1))
+		for _, d := range docs {
+			out, keep := caseWords(r, d, c.pu)
+			typeOf := make([]string, len(d.words))
+			for _, s := range d.gold {
+				for w := s.from; w < s.to; w++ {
+					typeOf[w] = s.typ
+				}
+			}
+			for i, w := range d.words {
+				if !keep[i] || i == 0 || d.ends[i-1] {
+					continue
+				}
+				first, _ := firstLetter(w)
+				caps := out[i] != "" && unicode.IsUpper([]rune(out[i])[0])
+				switch typ := typeOf[i]; {
+				case typ == "PER" || typ == "LOC" || typ == "ORG":
+					k := typ
+					if typ != "ORG" {
+						k = "PER+LOC"
+					}
+					total[k]++
+					if caps {
+						hit[k]++
+					}
+				case typ == "O" || typ == "":
+					if unicode.IsLower(first) {
+						lower++
+						if caps {
+							falseCaps++
+						}
+					}
+				}
+			}
+		}
+		t.Logf("%s: person and location name words capitalised %d/%d (%.1f%%), organisation %d/%d (%.1f%%), lower-case words capitalised %d/%d (%.2f%%)",
+			c.name, hit["PER+LOC"], total["PER+LOC"], pct(hit["PER+LOC"], total["PER+LOC"]), hit["ORG"], total["ORG"], pct(hit["ORG"], total["ORG"]),
+			falseCaps, lower, pct(falseCaps, lower))
+	}
+}
+
+func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+
+// firstLetter returns the first letter of w.
+func firstLetter(w string) (rune, bool) {
+	for _, r := range w {
+		if unicode.IsLetter(r) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// caseWords gives the words of d as a recognizer writes them (lower case,
+// no punctuation, simulated times) to the punctuate stage pu and the
+// casing stage, and returns each word's output text ("" for a word left
+// out: punctuation or a number alone) and whether it was kept.
+func caseWords(r *rand.Rand, d conllDoc, pu textfmt.Punctuator) ([]string, []bool) {
+	var ws []transcribe.Word
+	var idx []int
+	keep := make([]bool, len(d.words))
+	var at int64
+	for i, w := range d.words {
+		bare := strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' }))
+		if _, ok := firstLetter(bare); !ok {
+			continue
+		}
+		keep[i] = true
+		ws = append(ws, transcribe.Word{Text: bare, Start: at, End: at + 300, Confidence: 1})
+		idx = append(idx, i)
+		at += 300 + punctmodel.SimulatePause(r, punctmodel.MarkOf(w), d.ends[i])
+	}
+	p := &transcribe.TranscriptParams{}
+	p.Normalize()
+	job := &transcribe.Job{Transcript: &transcribe.Transcript{TranscriptParams: *p, Words: ws}}
+	_ = pu.Apply(context.Background(), job)
+	textfmt.Casing{}.Case(job.Transcript.Words)
+	out := make([]string, len(d.words))
+	for k, w := range job.Transcript.Words {
+		out[idx[k]] = w.Text
+	}
+	return out, keep
+}
