@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
-	_ "embed" // the committed news lexicon
+	_ "embed" // the committed casing lexicon
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -30,7 +30,7 @@ func (lc *LexiconCounter) Counted() Lexicon {
 }
 
 // The committed casing lexicon, counted on the training books and on
-// current text (see the package documentation, "Casing"); it replaces the
+// current text (see the package documentation, "Casing lexicon"); it replaces the
 // lexicon of the model file, which the books alone gave.
 //
 //go:embed lexicon.gz
