@@ -69,15 +69,7 @@ func WriteLexicon(w io.Writer, lx Lexicon) error {
 		return err
 	}
 	m := &Model{cased: lx.Cased, known: lx.Known, pairs: lx.Pairs}
-	bw := bufio.NewWriter(zw)
-	for _, line := range m.lexiconLines() {
-		bw.WriteString(line)
-		bw.WriteByte('\n')
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	return zw.Close()
+	return m.finishLexicon(zw, bufio.NewWriter(zw))
 }
 
 // ReadLexicon reads a lexicon written by WriteLexicon.

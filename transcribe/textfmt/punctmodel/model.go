@@ -74,8 +74,13 @@ func (m *Model) Write(w io.Writer) error {
 	if err := binary.Write(bw, le, m.tw); err != nil {
 		return err
 	}
-	// Lexicon: sorted lines "word\tform" (form empty for known lower-case
-	// words, "+" for a pair "w1 w2" written capitalised).
+	return m.finishLexicon(zw, bw)
+}
+
+// finishLexicon writes the lexicon to bw, sorted lines "word\tform" (form
+// empty for known lower-case words, "+" for a pair "w1 w2" written
+// capitalised), and closes the gzip stream under it.
+func (m *Model) finishLexicon(zw *gzip.Writer, bw *bufio.Writer) error {
 	for _, line := range m.lexiconLines() {
 		bw.WriteString(line)
 		bw.WriteByte('\n')
