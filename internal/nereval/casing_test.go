@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/earshot-dev/earshot/transcribe"
+	"github.com/earshot-dev/earshot/transcribe/pii"
 	"github.com/earshot-dev/earshot/transcribe/textfmt"
 	"github.com/earshot-dev/earshot/transcribe/textfmt/punctmodel"
 )
@@ -84,6 +85,61 @@ func TestCoNLLCasing(t *testing.T) {
 		t.Logf("%s: person and location name words capitalised %d/%d (%.1f%%), organisation %d/%d (%.1f%%), lower-case words capitalised %d/%d (%.2f%%)",
 			c.name, hit["PER+LOC"], total["PER+LOC"], pct(hit["PER+LOC"], total["PER+LOC"]), hit["ORG"], total["ORG"], pct(hit["ORG"], total["ORG"]),
 			falseCaps, lower, pct(falseCaps, lower))
+	}
+}
+
+// TestCoNLLFormatted prints entity_detection's figures (exact spans,
+// micro-averaged) on CoNLL-2003 given as a recognizer without casing or
+// punctuation writes it (lower case, no punctuation, simulated times)
+// after format_text's punctuation and casing, with the casing lexicon of
+// the books alone and with the lexicon of the books and current text (the
+// default), the capitals read as an engine's or as guessed
+// (pii.Detector.GuessedCasing, which the stages set when the engine wrote
+// no casing): what entity_detection reports on pocketsphinx transcripts of
+// news. Words without a letter are left out (and gold spans shrink to the
+// words kept). It asserts nothing; it skips without the data.
+func TestCoNLLFormatted(t *testing.T) {
+	path := os.Getenv("EARSHOT_CONLL_DATA")
+	if path == "" {
+		t.Skip("EARSHOT_CONLL_DATA not set (CoNLL-2003 English, four columns)")
+	}
+	docs := readCoNLL(t, path)
+	books, err := punctmodel.Books()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		pu   textfmt.Punctuator
+		det  pii.Detector
+	}{
+		{"casing lexicon of the books, capitals read as the engine's", textfmt.Punctuator{Model: books}, pii.Detector{}},
+		{"casing lexicon of the books and current text, capitals read as the engine's", textfmt.Punctuator{}, pii.Detector{}},
+		{"casing lexicon of the books and current text, capitals read as guessed (GuessedCasing, what the stages do)", textfmt.Punctuator{}, pii.Detector{GuessedCasing: true}},
+	} {
+		out := map[string]*prf{"PER": {}, "LOC": {}, "ORG": {}}
+		r := rand.New(rand.NewPCG(3, 1))
+		for _, d := range docs {
+			texts, keep := caseWords(r, d, c.pu)
+			at := make([]int, len(d.words)+1) // index among the kept words
+			var ws []transcribe.Word
+			for i := range d.words {
+				at[i+1] = at[i]
+				if keep[i] {
+					ws = append(ws, transcribe.Word{Text: texts[i], Start: int64(len(ws)) * 350, End: int64(len(ws))*350 + 300, Confidence: 0.9})
+					at[i+1]++
+				}
+			}
+			var gold []span
+			for _, g := range d.gold {
+				if from, to := at[g.from], at[g.to]; to > from {
+					gold = append(gold, span{g.typ, from, to})
+				}
+			}
+			count(out, gold, c.det.Spans(ws))
+		}
+		tab, _ := table(out)
+		t.Logf("entity_detection after format_text on lower-case words without punctuation, %s:\n%s", c.name, tab)
 	}
 }
 

@@ -133,10 +133,6 @@ func (c prf) f1() (p, r, f float64) {
 // per type.
 func score(docs []conllDoc, lower bool, det pii.Detector) map[string]*prf {
 	out := map[string]*prf{"PER": {}, "LOC": {}, "ORG": {}}
-	back := map[string]string{}
-	for k, v := range conllTypes {
-		back[v] = k
-	}
 	for _, d := range docs {
 		ws := make([]transcribe.Word, len(d.words))
 		at := int64(0)
@@ -150,32 +146,42 @@ func score(docs []conllDoc, lower bool, det pii.Detector) map[string]*prf {
 				at += 400
 			}
 		}
-		got := map[span]bool{}
-		for _, s := range det.Spans(ws) {
-			if typ, ok := back[s.Type]; ok {
-				got[span{typ, s.From, s.To}] = true
-			}
-		}
-		gold := map[span]bool{}
-		for _, g := range d.gold {
-			if _, ok := conllTypes[g.typ]; ok {
-				gold[g] = true
-			}
-		}
-		for g := range gold {
-			if got[g] {
-				out[g.typ].tp++
-			} else {
-				out[g.typ].fn++
-			}
-		}
-		for g := range got {
-			if !gold[g] {
-				out[g.typ].fp++
-			}
-		}
+		count(out, d.gold, det.Spans(ws))
 	}
 	return out
+}
+
+// count adds the exact matches of the detector's spans got to the gold
+// spans (over the same words) to out.
+func count(out map[string]*prf, goldSpans []span, spans []pii.Span) {
+	back := map[string]string{}
+	for k, v := range conllTypes {
+		back[v] = k
+	}
+	got := map[span]bool{}
+	for _, s := range spans {
+		if typ, ok := back[s.Type]; ok {
+			got[span{typ, s.From, s.To}] = true
+		}
+	}
+	gold := map[span]bool{}
+	for _, g := range goldSpans {
+		if _, ok := conllTypes[g.typ]; ok {
+			gold[g] = true
+		}
+	}
+	for g := range gold {
+		if got[g] {
+			out[g.typ].tp++
+		} else {
+			out[g.typ].fn++
+		}
+	}
+	for g := range got {
+		if !gold[g] {
+			out[g.typ].fp++
+		}
+	}
 }
 
 func table(m map[string]*prf) (string, float64) {

@@ -29,6 +29,21 @@ type Detector struct {
 	// gazetteers and cues alone, as before the tagger (the baseline of
 	// internal/nereval).
 	RulesOnly bool
+	// GuessedCasing says that the words' capitals were written by
+	// format_text (package textfmt's casing of a recognizer's lower-case
+	// words), not by the engine: the words are then read in lower case,
+	// as recognizer text, by the rules and the lower-case tagger, whose
+	// spans are better than the cased tagger's on such guessed capitals
+	// (internal/nereval's TestCoNLLFormatted). The stages set it for each
+	// job whose engine wrote no casing (transcribe.Written.Casing false).
+	GuessedCasing bool
+}
+
+// ForJob returns d with GuessedCasing set when the job's engine wrote no
+// casing.
+func (d Detector) ForJob(job *transcribe.Job) Detector {
+	d.GuessedCasing = job != nil && !job.Written.Casing
+	return d
 }
 
 // Priorities decide between overlapping candidates: the higher wins, then
@@ -104,6 +119,14 @@ func (d Detector) Spans(ws []transcribe.Word) []Span {
 	}
 	if d.Region == "" {
 		d.Region = "US"
+	}
+	if d.GuessedCasing {
+		lower := make([]transcribe.Word, len(ws))
+		for i, w := range ws {
+			lower[i] = w
+			lower[i].Text = strings.ToLower(w.Text)
+		}
+		ws = lower
 	}
 	r := &run{d: d, ws: ws, t: prepare(ws)}
 	r.patterns()

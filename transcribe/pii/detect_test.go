@@ -1,6 +1,7 @@
 package pii
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -174,6 +175,44 @@ func TestGazetteerEntriesWellFormed(t *testing.T) {
 	for k := range gaz {
 		if k != strings.TrimSpace(k) || k != strings.ToLower(k) || strings.Contains(k, "_") {
 			t.Errorf("bad gazetteer key %q", k)
+		}
+	}
+}
+
+// TestGuessedCasing: capitals format_text guessed are read in lower case
+// (the spans are those of the lower-cased words), the entities keep the
+// words' text, and the stages set it for a job whose engine wrote no
+// casing.
+func TestGuessedCasing(t *testing.T) {
+	t.Parallel()
+	// As format_text cases a recognizer's words: "US" and the name, not
+	// the organisations.
+	ws := words("the department of justice and the securities and exchange commission said Christopher wray assistant US attorney general")
+	lower := make([]transcribe.Word, len(ws))
+	for i, w := range ws {
+		lower[i] = w
+		lower[i].Text = strings.ToLower(w.Text)
+	}
+	got := Detector{GuessedCasing: true}.Spans(ws)
+	if want := (Detector{}).Spans(lower); !reflect.DeepEqual(got, want) {
+		t.Errorf("guessed casing: spans %v, want the lower-cased words' %v", got, want)
+	}
+	if len(got) == 0 {
+		t.Fatal("no entity found")
+	}
+	if got, want := show(Entities(ws, got)), "organization:department of justice | organization:securities and exchange commission | person_name:Christopher wray | occupation:attorney"; got != want {
+		t.Errorf("guessed casing: %s, want %s (the entities keep the words' text)", got, want)
+	}
+	for _, c := range []struct {
+		job  *transcribe.Job
+		want bool
+	}{
+		{nil, false},
+		{&transcribe.Job{}, true},
+		{&transcribe.Job{Written: transcribe.Written{Punctuation: true, Casing: true}}, false},
+	} {
+		if g := (Detector{}).ForJob(c.job).GuessedCasing; g != c.want {
+			t.Errorf("ForJob(%+v).GuessedCasing = %v, want %v", c.job, g, c.want)
 		}
 	}
 }

@@ -193,7 +193,7 @@ func TestCorpusReference(t *testing.T) {
 	s := newScore()
 	for _, c := range corpus() {
 		fw := formatted(spokenWords(c.say))
-		s.add(c.say, Detector{}.Detect(fw), c.want, transcribe.JoinWords(fw))
+		s.add(c.say, Detector{GuessedCasing: true}.Detect(fw), c.want, transcribe.JoinWords(fw))
 	}
 	logScore(t, "reference", s)
 	checkTargets(t, "reference", s, false, 1, 1, 1, 0.95)
@@ -205,7 +205,7 @@ func TestHeldOutReference(t *testing.T) {
 	s := newScore()
 	for _, c := range parseCorpus(heldOutLines) {
 		fw := formatted(spokenWords(c.say))
-		s.add(c.say, Detector{}.Detect(fw), c.want, transcribe.JoinWords(fw))
+		s.add(c.say, Detector{GuessedCasing: true}.Detect(fw), c.want, transcribe.JoinWords(fw))
 	}
 	logScore(t, "held out", s)
 	checkTargets(t, "held out", s, false, 1, 1, 1, 0.95)
@@ -225,7 +225,7 @@ func TestCorpusRecognized(t *testing.T) {
 	var vw, ve [2]int
 	for i, c := range cs {
 		fw := formatted(recs[i])
-		got := Detector{}.Detect(fw)
+		got := Detector{GuessedCasing: true}.Detect(fw)
 		s.add(c.say+" => "+transcribe.JoinWords(fw), got, c.want, transcribe.JoinWords(fw))
 		ref := strings.Fields(c.say)
 		nw += len(ref)

@@ -72,11 +72,12 @@ func (s EntityStage) Apply(ctx context.Context, job *transcribe.Job) error {
 	}
 	t := job.Transcript
 	ws := t.Words
+	d := s.Detector.ForJob(job)
 	if t.FormatText != nil && !*t.FormatText {
-		t.Entities = s.rawEntities(ws)
+		t.Entities = rawEntities(d, ws)
 		return ctx.Err()
 	}
-	spans := s.Detector.Spans(ws)
+	spans := d.Spans(ws)
 	if transcribe.IsTrue(t.RedactPII) {
 		ws, spans = Redact(ws, spans, t.RedactPIIPolicies, sub(&t.TranscriptParams))
 	}
@@ -89,9 +90,9 @@ func (s EntityStage) Apply(ctx context.Context, job *transcribe.Job) error {
 // formatted copy, whose tokens keep the time span of the words they were
 // written from, and reports each entity with those times and the text of
 // the original words inside them ("five five five one two three four").
-func (s EntityStage) rawEntities(ws []transcribe.Word) []transcribe.Entity {
+func rawEntities(d Detector, ws []transcribe.Word) []transcribe.Entity {
 	fw := textfmt.Format(ws, nil)
-	es := Entities(fw, s.Detector.Spans(fw))
+	es := Entities(fw, d.Spans(fw))
 	for i := range es {
 		var in []transcribe.Word
 		for _, w := range ws {
@@ -138,7 +139,7 @@ func (s RedactStage) Apply(ctx context.Context, job *transcribe.Job) error {
 			return err
 		}
 	}
-	spans := s.Detector.Spans(t.Words)
+	spans := s.Detector.ForJob(job).Spans(t.Words)
 	t.Words, _ = Redact(t.Words, spans, t.RedactPIIPolicies, sub(&t.TranscriptParams))
 	return ctx.Err()
 }
@@ -202,7 +203,7 @@ func (s RedactAudioStage) Apply(ctx context.Context, job *transcribe.Job) error 
 	if t.RedactPIIAudioQuality != nil && *t.RedactPIIAudioQuality == "wav" {
 		format = "wav"
 	}
-	ranges := ranges(t.Words, s.Detector.Spans(t.Words), t.RedactPIIPolicies)
+	ranges := ranges(t.Words, s.Detector.ForJob(job).Spans(t.Words), t.RedactPIIPolicies)
 	tone := s.Tone
 	if audioOptions(t.RedactPIIAudioOptions).OverrideAudioRedactionMethod == "silence" {
 		tone.Silence = true
