@@ -28,15 +28,7 @@ import (
 // punctuation with the casing gazetteer alone. It prints and asserts
 // nothing; it skips without the data.
 func TestCoNLLCasing(t *testing.T) {
-	path := os.Getenv("EARSHOT_CONLL_DATA")
-	if path == "" {
-		t.Skip("EARSHOT_CONLL_DATA not set (CoNLL-2003 English, four columns)")
-	}
-	docs := readCoNLL(t, path)
-	books, err := punctmodel.Books()
-	if err != nil {
-		t.Fatal(err)
-	}
+	docs, books := casingData(t)
 	for _, c := range []struct {
 		name string
 		pu   textfmt.Punctuator
@@ -99,15 +91,7 @@ func TestCoNLLCasing(t *testing.T) {
 // news. Words without a letter are left out (and gold spans shrink to the
 // words kept). It asserts nothing; it skips without the data.
 func TestCoNLLFormatted(t *testing.T) {
-	path := os.Getenv("EARSHOT_CONLL_DATA")
-	if path == "" {
-		t.Skip("EARSHOT_CONLL_DATA not set (CoNLL-2003 English, four columns)")
-	}
-	docs := readCoNLL(t, path)
-	books, err := punctmodel.Books()
-	if err != nil {
-		t.Fatal(err)
-	}
+	docs, books := casingData(t)
 	for _, c := range []struct {
 		name string
 		pu   textfmt.Punctuator
@@ -141,6 +125,23 @@ func TestCoNLLFormatted(t *testing.T) {
 		tab, _ := table(out)
 		t.Logf("entity_detection after format_text on lower-case words without punctuation, %s:\n%s", c.name, tab)
 	}
+}
+
+// casingData reads the CoNLL file EARSHOT_CONLL_DATA names (skipping the
+// test without it) and returns it with the punctuation model that has the
+// casing lexicon of the books alone.
+func casingData(t *testing.T) ([]conllDoc, *punctmodel.Model) {
+	t.Helper()
+	path := os.Getenv("EARSHOT_CONLL_DATA")
+	if path == "" {
+		t.Skip("EARSHOT_CONLL_DATA not set (CoNLL-2003 English, four columns)")
+	}
+	docs := readCoNLL(t, path)
+	books, err := punctmodel.Books()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs, books
 }
 
 func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
