@@ -25,10 +25,12 @@ import (
 // pause after each word by the punctuation the text has there. Side by
 // side: the model with the casing lexicon of the books alone, with the
 // lexicon of the books and current text (the default), and the pause-only
-// punctuation with the casing gazetteer alone. It prints and asserts
-// nothing; it skips without the data.
+// punctuation with the casing gazetteer alone. It fails when the default
+// is not better than those baselines (see the end); it skips without the
+// data.
 func TestCoNLLCasing(t *testing.T) {
 	docs, books := casingData(t)
+	var got []figures
 	for _, c := range []struct {
 		name string
 		pu   textfmt.Punctuator
@@ -37,7 +39,7 @@ func TestCoNLLCasing(t *testing.T) {
 		{"model, lexicon of the books", textfmt.Punctuator{Model: books}},
 		{"model, lexicon of the books and current text", textfmt.Punctuator{}},
 	} {
-		var hit, total map[string]int = map[string]int{}, map[string]int{}
+		hit, total := map[string]int{}, map[string]int{}
 		lower, falseCaps := 0, 0
 		r := rand.New(rand.NewPCG(3, 1))
 		for _, d := range docs {
@@ -77,8 +79,19 @@ func TestCoNLLCasing(t *testing.T) {
 		t.Logf("%s: person and location name words capitalised %d/%d (%.1f%%), organisation %d/%d (%.1f%%), lower-case words capitalised %d/%d (%.2f%%)",
 			c.name, hit["PER+LOC"], total["PER+LOC"], pct(hit["PER+LOC"], total["PER+LOC"]), hit["ORG"], total["ORG"], pct(hit["ORG"], total["ORG"]),
 			falseCaps, lower, pct(falseCaps, lower))
+		got = append(got, figures{pct(hit["PER+LOC"], total["PER+LOC"]), pct(hit["ORG"], total["ORG"]), pct(falseCaps, lower)})
+	}
+	// The default against the baselines of the same run: more names than
+	// the gazetteer alone, more organisations and fewer wrong capitals than
+	// the lexicon of the books alone (measured: 90.0 / 64.9 / 3.31 % against
+	// 30.8 % names and 61.4 / 4.81 %).
+	if g, b, d := got[0], got[1], got[2]; d.names <= g.names || d.orgs <= b.orgs || d.wrong >= b.wrong {
+		t.Errorf("default casing %+v, gazetteer alone %+v, books' lexicon %+v: want more names than the gazetteer, more organisations and fewer wrong capitals than the books' lexicon", d, g, b)
 	}
 }
+
+// figures are TestCoNLLCasing's shares, in per cent.
+type figures struct{ names, orgs, wrong float64 }
 
 // TestCoNLLFormatted prints entity_detection's figures (exact spans,
 // micro-averaged) on CoNLL-2003 given as a recognizer without casing or
@@ -89,9 +102,11 @@ func TestCoNLLCasing(t *testing.T) {
 // (pii.Detector.GuessedCasing, which the stages set when the engine wrote
 // no casing): what entity_detection reports on pocketsphinx transcripts of
 // news. Words without a letter are left out (and gold spans shrink to the
-// words kept). It asserts nothing; it skips without the data.
+// words kept). It fails when GuessedCasing is not better than reading
+// the capitals as an engine's; it skips without the data.
 func TestCoNLLFormatted(t *testing.T) {
 	docs, books := casingData(t)
+	var f1 []float64
 	for _, c := range []struct {
 		name string
 		pu   textfmt.Punctuator
@@ -122,8 +137,14 @@ func TestCoNLLFormatted(t *testing.T) {
 			}
 			count(out, gold, c.det.Spans(ws))
 		}
-		tab, _ := table(out)
+		tab, f := table(out)
 		t.Logf("entity_detection after format_text on lower-case words without punctuation, %s:\n%s", c.name, tab)
+		f1 = append(f1, f)
+	}
+	// Reading guessed capitals as guessed must beat reading them as an
+	// engine's, in the same run (measured on test: 0.568 against 0.473).
+	if f1[2] <= f1[1] {
+		t.Errorf("F1 %.3f with GuessedCasing, not above %.3f reading the capitals as an engine's", f1[2], f1[1])
 	}
 }
 

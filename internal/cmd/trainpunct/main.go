@@ -181,7 +181,6 @@ func tune(corpus, out, devSpeech string, m *punctmodel.Model) {
 		devBook, len(ws), s.SentenceEnd, s.Question, s.Comma)
 }
 
-// readDoc reads and tokenizes the first maxWords words of a book.
 // trainingBooks calls f with each whole book of the training split.
 func trainingBooks(corpus string, f func(punctmodel.Doc)) {
 	for _, a := range authors {
@@ -201,6 +200,7 @@ func trainingBooks(corpus string, f func(punctmodel.Doc)) {
 	}
 }
 
+// readDoc reads and tokenizes the first maxWords words of a book.
 func readDoc(path string, maxWords int) (punctmodel.Doc, int) {
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -48,11 +48,11 @@ func LexiconChecksum() string {
 // was counted, in tests).
 var Books = sync.OnceValues(func() (*Model, error) { return Read(bytes.NewReader(embedded)) })
 
-// defaultModel reads the model file itself rather than through Books, so
-// that the books' lexicon it replaces is not kept in memory (Books is for
-// tests and figures).
+// defaultModel reads the model file's weights alone, not through Books:
+// the books' lexicon it replaces is neither parsed at start-up nor kept in
+// memory (Books is for tests and figures).
 func defaultModel() (*Model, error) {
-	m, err := Read(bytes.NewReader(embedded))
+	m, err := read(bytes.NewReader(embedded), false)
 	if err != nil {
 		return nil, err
 	}

@@ -92,7 +92,11 @@ func (m *Model) finishLexicon(zw *gzip.Writer, bw *bufio.Writer) error {
 }
 
 // Read reads a model written by Write.
-func Read(r io.Reader) (*Model, error) {
+func Read(r io.Reader) (*Model, error) { return read(r, true) }
+
+// read reads a model file, with its lexicon unless lexicon is false (the
+// weights alone, for a model whose lexicon is replaced: see Default).
+func read(r io.Reader, lexicon bool) (*Model, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, fmt.Errorf("punctmodel: %w", err)
@@ -127,6 +131,9 @@ func Read(r io.Reader) (*Model, error) {
 		return nil, fmt.Errorf("punctmodel: turn-end weights: %w", err)
 	}
 	m.cased, m.known, m.pairs = map[string]string{}, map[string]struct{}{}, map[string]struct{}{}
+	if !lexicon {
+		return m, nil
+	}
 	sc := bufio.NewScanner(br)
 	for sc.Scan() {
 		word, form, _ := strings.Cut(sc.Text(), "\t")

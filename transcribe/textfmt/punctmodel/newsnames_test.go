@@ -11,16 +11,17 @@ import (
 	"github.com/earshot-dev/earshot/transcribe/textfmt/punctmodel"
 )
 
-// TestNewsNames prints (it asserts nothing) the words capitalised inside
+// TestNewsNames prints the share of the words capitalised inside
 // sentences of BBC News articles (2004-2005; $EARSHOT_BBC_DIR, the
 // folder holding business/, entertainment/, ...; not committed, see
 // package topicdata) that come out capitalised, and the words capitalised
-// that the articles write in lower case, with the model as trained on the
-// books and with the news lexicon, side by side: text of this century,
-// which the books are not. The fixed test part (every fifth article) by
-// default, EARSHOT_NAMES_SPLIT=dev the dev part, where the news lexicon's
-// rules were chosen. Titles (each article's first line) are left out.
-// It skips when the variable is unset.
+// that the articles write in lower case, with the casing lexicon of the
+// books alone and with the lexicon of the books and current text, side by
+// side: text of this century, which the books are not. The fixed test
+// part (every fifth article) by default, EARSHOT_NAMES_SPLIT=dev the dev
+// part, where the lexicon's weight and rules were chosen. Titles (each article's first line) are left out.
+// It fails when the lexicon of current text is not better than the books'
+// alone (see the end); it skips when the variable is unset.
 func TestNewsNames(t *testing.T) {
 	dir := os.Getenv("EARSHOT_BBC_DIR")
 	if dir == "" {
@@ -61,6 +62,7 @@ func TestNewsNames(t *testing.T) {
 			}
 		}
 	}
+	var rate, wrong []float64
 	for _, c := range []struct {
 		name string
 		pu   textfmt.Punctuator
@@ -73,5 +75,13 @@ func TestNewsNames(t *testing.T) {
 		if split != topicdata.Test && os.Getenv("EARSHOT_DEV_MISSES") != "" {
 			t.Logf("missed: %s\nfalse capitals: %s", strings.Join(misses, "; "), strings.Join(fc, ", "))
 		}
+		rate = append(rate, float64(hit)/float64(max(n, 1)))
+		wrong = append(wrong, float64(len(fc))/float64(max(len(ws), 1)))
+	}
+	// The lexicon of current text against the books' alone, in the same
+	// run: more names and fewer wrong capitals (test part: 70.1 % and
+	// 0.29 % against 67.6 % and 1.64 %).
+	if rate[1] <= rate[0] || wrong[1] >= wrong[0] {
+		t.Errorf("with the lexicon of current text: names %.3f, wrong capitals %.4f; books' lexicon %.3f, %.4f", rate[1], wrong[1], rate[0], wrong[0])
 	}
 }

@@ -313,8 +313,9 @@ type formCount struct {
 // Add counts the words of d.
 func (lc *LexiconCounter) Add(d Doc) { lc.AddTimes(d, 1) }
 
-// AddTimes counts the words of d the given times: a smaller text of another kind
-// (current news beside the books) weighs as much as that many times its size.
+// AddTimes counts the words of d the given times: a smaller text of
+// another kind (current news beside the books) weighs as much as that many
+// times its size.
 func (lc *LexiconCounter) AddTimes(d Doc, times int) {
 	if lc.words == nil {
 		lc.words, lc.pairs = map[string]*formCount{}, map[string]*[2]int{}
