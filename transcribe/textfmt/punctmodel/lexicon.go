@@ -49,7 +49,8 @@ func LexiconChecksum() string {
 var Books = sync.OnceValues(func() (*Model, error) { return Read(bytes.NewReader(embedded)) })
 
 // defaultModel reads the model file's weights alone, not through Books:
-// with the committed casing lexicon and question classifier;
+// with the committed casing lexicon, question classifier and casing
+// classifier;
 // the books' lexicon it replaces is neither parsed at start-up nor kept in
 // memory (Books is for tests and figures).
 func defaultModel() (*Model, error) {
@@ -65,7 +66,11 @@ func defaultModel() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.WithLexicon(lx).WithQuestions(q), nil
+	c, err := ReadCapitals(bytes.NewReader(capitalsFile))
+	if err != nil {
+		return nil, err
+	}
+	return m.WithLexicon(lx).WithQuestions(q).WithCapitals(c), nil
 }
 
 // WriteLexicon writes lx as gzip of sorted lines "word\tform" (form empty

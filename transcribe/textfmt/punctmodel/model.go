@@ -35,6 +35,8 @@ type Model struct {
 	pairs    map[string]struct{} // "w1 w2" usually written with both capitalised
 	// q, when set, decides "?" or "." for each sentence end (Questions).
 	q *Questions
+	// c, when set, capitalises words by their context (Capitals).
+	c *Capitals
 }
 
 //go:embed model.bin.gz
@@ -175,6 +177,12 @@ func (m *Model) Bytes() int {
 	n := 2*len(m.w) + 2*len(m.tw)
 	if m.q != nil {
 		n += 4 * len(m.q.w)
+	}
+	if m.c != nil {
+		n += 4 * len(m.c.w)
+		for w, f := range m.c.forms {
+			n += len(w) + len(f) + 48
+		}
 	}
 	for w, f := range m.cased {
 		n += len(w) + len(f) + 48
@@ -388,6 +396,9 @@ var titles = map[string]bool{"mr": true, "mrs": true, "ms": true, "miss": true, 
 	"professor": true, "president": true, "senator": true, "governor": true, "general": true, "colonel": true,
 	"saint": true, "doctor": true, "madame": true, "monsieur": true}
 
+// verbObjects follow a verb, never a title: "miss you", "miss the".
+var verbObjects = set(`you me him her it us them the a an this that my your his our their`)
+
 // placeHeads end the name of a place ("lisson grove" -> "Lisson Grove",
 // "eynsford hill" -> "Eynsford Hill"): after a word cased as a name they
 // are part of it, although the training text has them in lower case.
@@ -437,8 +448,10 @@ func (m *Model) namesPlace(words []string, i int, prevForm string) bool {
 // ("scotland yard" -> "Scotland Yard"), a word the lexicon does not have
 // in lower case ("dashwood" -> "Dashwood"), a title before a capitalised
 // name, a compass word before a place ("north america" -> "North
-// America"), and "US" after an article ("the us economy"). Other
-// entries are "". Sentence starts are not the model's business (the
+// America"), and "US" after an article ("the us economy"); then, when
+// the model has one, the casing classifier adds the capitals of ordinary
+// words that are part of a name where they stand ("the labour party" ->
+// "Labour"; Capitals). Other entries are "". Sentence starts are not the model's business (the
 // casing stage capitalises them).
 func (m *Model) Case(words []string) []string {
 	out := make([]string, len(words))
@@ -479,6 +492,27 @@ func (m *Model) Case(words []string) []string {
 			continue
 		}
 	}
+	for i, w := range words {
+		// A title the lexicon capitalises ("Miss") is a verb before its
+		// object: "i shall miss you" (development book: 3 fewer wrong
+		// capitals, 1 name fewer; BBC News dev: 7 fewer wrong).
+		if titles[w] && out[i] != "" && strings.ToLower(out[i]) == w && i+1 < len(words) && verbObjects[words[i+1]] {
+			out[i] = ""
+		}
+	}
+	neighbourRules(words, out)
+	if m.c != nil {
+		// The classifier reads the forms of the rules above; a title or a
+		// compass word before a name it capitalised is a name's too.
+		m.c.apply(words, out)
+		neighbourRules(words, out)
+	}
+	return out
+}
+
+// neighbourRules capitalises titles and compass words before a
+// capitalised name and "us" after an article in out, the forms of words.
+func neighbourRules(words, out []string) {
 	for i := 0; i+1 < len(words); i++ {
 		if titles[words[i]] && out[i] == "" && out[i+1] != "" && len(words[i]) > 3 {
 			out[i] = capitalize(words[i])
@@ -492,7 +526,6 @@ func (m *Model) Case(words []string) []string {
 			out[i+1] = strings.Replace(words[i+1], "us", "US", 1)
 		}
 	}
-	return out
 }
 
 // Known reports whether the training text had w (in the model's form)

@@ -32,8 +32,15 @@ const lexiconSHA256 = "ab470261c390d1293d307992d900b221f46e5b68768b135d0b7b185af
 // figures the package documentation gives.
 const questionsSHA256 = "9f3a0ade3d23c589f54f054bb361a5f02ac86a806b2ad2c42c7f45f1cd6063a9"
 
+// capitalsSHA256 is the checksum of the committed capitals.bin.gz whose
+// figures the package documentation gives.
+const capitalsSHA256 = "4bc6b7945bb6c6b4fa2b30d91b199b3f864cf1dccbc53bec480d9600c0d3e8b8"
+
 func TestCommittedModel(t *testing.T) {
 	t.Parallel()
+	if got := punctmodel.CapitalsChecksum(); got != capitalsSHA256 {
+		t.Fatalf("capitals.bin.gz sha256 %s, the documented classifier is %s: train it again with the documented command or update the figures", got, capitalsSHA256)
+	}
 	if got := punctmodel.QuestionsChecksum(); got != questionsSHA256 {
 		t.Fatalf("questions.bin.gz sha256 %s, the documented classifier is %s: train it again with the documented command or update the figures", got, questionsSHA256)
 	}
