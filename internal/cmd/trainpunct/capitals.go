@@ -51,7 +51,8 @@ func trainCapitals(corpus, bbc, news string, wiki []string, conllDev, out string
 		}
 	}
 	nBBC := words(train)
-	train = append(train, newsTexts(news)...)
+	nt, _ := newsTexts(news)
+	train = append(train, nt...)
 	nNews := words(train) - nBBC
 	for _, p := range wiki {
 		train = append(train, wikiTexts(p)...)
@@ -164,9 +165,10 @@ func capScore(m *punctmodel.Model, texts [][]punctmodel.Token) punctmodel.F1 {
 }
 
 // newsTexts returns the News Category Dataset's short descriptions but
-// its test part (every tenth record from the first), as writeLexicon
-// reads them.
-func newsTexts(path string) [][]punctmodel.Token {
+// its test part (every tenth record from the first, as package topicdata
+// splits it), tokenized, and the number of records; writeLexicon and
+// trainCapitals read them.
+func newsTexts(path string) (texts [][]punctmodel.Token, records int) {
 	f, err := os.Open(path)
 	if err != nil {
 		log.Fatal(err)
@@ -174,20 +176,19 @@ func newsTexts(path string) [][]punctmodel.Token {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	var out [][]punctmodel.Token
-	for n := 0; sc.Scan(); n++ {
+	for ; sc.Scan(); records++ {
 		var r struct {
 			Desc string `json:"short_description"`
 		}
-		if json.Unmarshal(sc.Bytes(), &r) != nil || n%10 == 0 || strings.TrimSpace(r.Desc) == "" {
+		if json.Unmarshal(sc.Bytes(), &r) != nil || records%10 == 0 || strings.TrimSpace(r.Desc) == "" {
 			continue
 		}
-		out = append(out, punctmodel.Tokenize(r.Desc))
+		texts = append(texts, punctmodel.Tokenize(r.Desc))
 	}
 	if err := sc.Err(); err != nil {
 		log.Fatal(err)
 	}
-	return out
+	return texts, records
 }
 
 // wikiTexts returns the paragraphs of a WikiText file, headings left out.

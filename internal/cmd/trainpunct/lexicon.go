@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"log"
@@ -25,33 +24,12 @@ func writeLexicon(corpus, path string, wiki []string, words string, weight int, 
 	var lc punctmodel.LexiconCounter
 	books := 0
 	trainingBooks(corpus, func(d punctmodel.Doc) { lc.Add(d); books++ })
-	f, err := os.Open(path)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	n, used, total := 0, 0, 0
-	for sc.Scan() {
-		var r struct {
-			Desc string `json:"short_description"`
-		}
-		if json.Unmarshal(sc.Bytes(), &r) != nil {
-			continue
-		}
-		i := n
-		n++
-		if i%10 == 0 || strings.TrimSpace(r.Desc) == "" {
-			continue
-		}
-		t := punctmodel.Tokenize(r.Desc)
+	texts, n := newsTexts(path)
+	used, total := 0, 0
+	for _, t := range texts {
 		lc.AddTimes(punctmodel.Doc{Paras: [][]punctmodel.Token{t}, Speakers: []string{""}}, weight)
 		used++
 		total += len(t)
-	}
-	if err := sc.Err(); err != nil {
-		log.Fatal(err)
 	}
 	news := total
 	articles := 0

@@ -2,15 +2,11 @@ package punctmodel
 
 import (
 	"bufio"
-	"compress/gzip"
 	"crypto/sha256"
 	_ "embed" // the committed classifier
-	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -217,74 +213,41 @@ func allCaps(toks []Token) bool {
 	return 2*n > len(toks)
 }
 
-// Write writes c (gzip of a binary body, then the forms as sorted lines
-// "word\tform").
+// Write writes c (gzip of a binary body, see hashed.go, then the forms as
+// sorted lines "word\tform").
 func (c *Capitals) Write(w io.Writer) error {
-	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(zw)
-	for _, v := range []any{[]byte(magicC), uint32(c.bits), c.Threshold, c.w} {
-		if err := binary.Write(bw, binary.LittleEndian, v); err != nil {
-			return err
+	return writeHashed(w, magicC, c.bits, c.Threshold, c.w, func(bw *bufio.Writer) error {
+		words := make([]string, 0, len(c.forms))
+		for w := range c.forms {
+			words = append(words, w)
 		}
-	}
-	words := make([]string, 0, len(c.forms))
-	for w := range c.forms {
-		words = append(words, w)
-	}
-	sort.Strings(words)
-	for _, w := range words {
-		fmt.Fprintf(bw, "%s\t%s\n", w, c.forms[w])
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	return zw.Close()
+		sort.Strings(words)
+		for _, w := range words {
+			if _, err := fmt.Fprintf(bw, "%s\t%s\n", w, c.forms[w]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // ReadCapitals reads a classifier written by Capitals.Write.
 func ReadCapitals(r io.Reader) (*Capitals, error) {
-	zr, err := gzip.NewReader(r)
+	bits, th, w, br, err := readHashed(r, magicC, "casing")
 	if err != nil {
-		return nil, fmt.Errorf("punctmodel: capitals: %w", err)
+		return nil, err
 	}
-	br := bufio.NewReader(zr)
-	le := binary.LittleEndian
-	mg := make([]byte, len(magicC))
-	if _, err := io.ReadFull(br, mg); err != nil || string(mg) != magicC {
-		return nil, errors.New("punctmodel: not a casing classifier file")
-	}
-	var bits uint32
-	if err := binary.Read(br, le, &bits); err != nil {
-		return nil, fmt.Errorf("punctmodel: capitals: %w", err)
-	}
-	if bits < 8 || bits > 24 {
-		return nil, fmt.Errorf("punctmodel: capitals: table size %d out of range", bits)
-	}
-	c := &Capitals{bits: uint(bits), w: make([]float32, 1<<bits), forms: map[string]string{}}
-	if err := binary.Read(br, le, &c.Threshold); err != nil || math.IsNaN(float64(c.Threshold)) || math.IsInf(float64(c.Threshold), 0) {
-		return nil, errors.New("punctmodel: capitals: bad threshold")
-	}
-	if err := binary.Read(br, le, c.w); err != nil {
-		return nil, fmt.Errorf("punctmodel: capitals: weights: %w", err)
-	}
-	for _, v := range c.w {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, errors.New("punctmodel: capitals: bad weight")
-		}
-	}
+	c := &Capitals{bits: bits, w: w, Threshold: th, forms: map[string]string{}}
 	sc := bufio.NewScanner(br)
 	for sc.Scan() {
 		w, f, ok := strings.Cut(sc.Text(), "\t")
 		if !ok || w == "" || !strings.EqualFold(w, f) {
-			return nil, fmt.Errorf("punctmodel: capitals: bad form line %q", sc.Text())
+			return nil, fmt.Errorf("punctmodel: casing: bad form line %q", sc.Text())
 		}
 		c.forms[w] = f
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("punctmodel: capitals: %w", err)
+		return nil, fmt.Errorf("punctmodel: casing: %w", err)
 	}
 	return c, nil
 }

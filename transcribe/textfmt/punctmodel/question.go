@@ -1,14 +1,9 @@
 package punctmodel
 
 import (
-	"bufio"
-	"compress/gzip"
 	"crypto/sha256"
 	_ "embed" // the committed classifier
-	"encoding/binary"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -260,54 +255,16 @@ func fitLogistic(n int, example func(k int) ([]uint32, bool), bits uint, epochs 
 	return out
 }
 
-// Write writes q (gzip of a binary body).
+// Write writes q (gzip of a binary body, see hashed.go).
 func (q *Questions) Write(w io.Writer) error {
-	zw, err := gzip.NewWriterLevel(w, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(zw)
-	for _, v := range []any{[]byte(magicQ), uint32(q.bits), q.Threshold, q.w} {
-		if err := binary.Write(bw, binary.LittleEndian, v); err != nil {
-			return err
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	return zw.Close()
+	return writeHashed(w, magicQ, q.bits, q.Threshold, q.w, nil)
 }
 
 // ReadQuestions reads a classifier written by Questions.Write.
 func ReadQuestions(r io.Reader) (*Questions, error) {
-	zr, err := gzip.NewReader(r)
+	bits, th, w, _, err := readHashed(r, magicQ, "question")
 	if err != nil {
-		return nil, fmt.Errorf("punctmodel: questions: %w", err)
+		return nil, err
 	}
-	br := bufio.NewReader(zr)
-	le := binary.LittleEndian
-	mg := make([]byte, len(magicQ))
-	if _, err := io.ReadFull(br, mg); err != nil || string(mg) != magicQ {
-		return nil, errors.New("punctmodel: not a question classifier file")
-	}
-	var bits uint32
-	if err := binary.Read(br, le, &bits); err != nil {
-		return nil, fmt.Errorf("punctmodel: questions: %w", err)
-	}
-	if bits < 8 || bits > 24 {
-		return nil, fmt.Errorf("punctmodel: questions: table size %d out of range", bits)
-	}
-	q := &Questions{bits: uint(bits), w: make([]float32, 1<<bits)}
-	if err := binary.Read(br, le, &q.Threshold); err != nil || math.IsNaN(float64(q.Threshold)) || math.IsInf(float64(q.Threshold), 0) {
-		return nil, errors.New("punctmodel: questions: bad threshold")
-	}
-	if err := binary.Read(br, le, q.w); err != nil {
-		return nil, fmt.Errorf("punctmodel: questions: weights: %w", err)
-	}
-	for _, v := range q.w {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, errors.New("punctmodel: questions: bad weight")
-		}
-	}
-	return q, nil
+	return &Questions{bits: bits, w: w, Threshold: th}, nil
 }
