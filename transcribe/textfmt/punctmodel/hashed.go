@@ -63,7 +63,7 @@ func readHashed(r io.Reader, magic, what string) (bits uint, threshold float32, 
 		return 0, 0, nil, nil, fmt.Errorf("punctmodel: %s: bad threshold", what)
 	}
 	weights = make([]float32, 1<<b)
-	if err := binary.Read(br, le, weights); err != nil {
+	if err := readFloat32s(br, weights); err != nil {
 		return 0, 0, nil, nil, fmt.Errorf("punctmodel: %s: weights: %w", what, err)
 	}
 	for _, v := range weights {
@@ -72,4 +72,38 @@ func readHashed(r io.Reader, magic, what string) (bits uint, threshold float32, 
 		}
 	}
 	return uint(b), threshold, weights, br, nil
+}
+
+// readInt16s and readFloat32s fill dst from r, little-endian, through a
+// small buffer: binary.Read decodes a slice from a copy of all of its
+// bytes, which for the weight tables (4 to 8 MB) raised the memory a
+// server holds after loading the model by that much again.
+func readInt16s(r io.Reader, dst []int16) error {
+	var buf [32 << 10]byte
+	for len(dst) > 0 {
+		n := min(len(dst), len(buf)/2)
+		if _, err := io.ReadFull(r, buf[:2*n]); err != nil {
+			return err
+		}
+		for i := range n {
+			dst[i] = int16(binary.LittleEndian.Uint16(buf[2*i:]))
+		}
+		dst = dst[n:]
+	}
+	return nil
+}
+
+func readFloat32s(r io.Reader, dst []float32) error {
+	var buf [32 << 10]byte
+	for len(dst) > 0 {
+		n := min(len(dst), len(buf)/4)
+		if _, err := io.ReadFull(r, buf[:4*n]); err != nil {
+			return err
+		}
+		for i := range n {
+			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
+		}
+		dst = dst[n:]
+	}
+	return nil
 }

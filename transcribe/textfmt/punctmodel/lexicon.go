@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 )
 
@@ -58,8 +57,11 @@ func defaultModel() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	lx, err := ReadLexicon(bytes.NewReader(lexiconFile))
+	zr, err := gzip.NewReader(bytes.NewReader(lexiconFile))
 	if err != nil {
+		return nil, fmt.Errorf("punctmodel: lexicon: %w", err)
+	}
+	if err := m.readLexicon(bufio.NewReader(zr)); err != nil {
 		return nil, err
 	}
 	q, err := ReadQuestions(bytes.NewReader(questionsFile))
@@ -70,7 +72,7 @@ func defaultModel() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.WithLexicon(lx).WithQuestions(q).WithCapitals(c), nil
+	return m.WithQuestions(q).WithCapitals(c), nil
 }
 
 // WriteLexicon writes lx as gzip of sorted lines "word\tform" (form empty
@@ -81,7 +83,8 @@ func WriteLexicon(w io.Writer, lx Lexicon) error {
 	if err != nil {
 		return err
 	}
-	m := &Model{cased: lx.Cased, known: lx.Known, pairs: lx.Pairs}
+	m := &Model{}
+	m.setLexicon(lx)
 	return m.finishLexicon(zw, bufio.NewWriter(zw))
 }
 
@@ -99,19 +102,28 @@ func ReadLexicon(r io.Reader) (Lexicon, error) {
 }
 
 func readLexiconLines(r io.Reader, lx Lexicon) error {
+	return eachLexiconLine(r, func(word, form []byte) {
+		switch string(form) {
+		case "+":
+			lx.Pairs[string(word)] = struct{}{}
+		case "":
+			lx.Known[string(word)] = struct{}{}
+		default:
+			lx.Cased[string(word)] = string(form)
+		}
+	})
+}
+
+// eachLexiconLine calls fn with the word and form of each line of r (the
+// bytes are the scanner's, valid during the call).
+func eachLexiconLine(r io.Reader, fn func(word, form []byte)) error {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
-		word, form, ok := strings.Cut(sc.Text(), "\t")
-		switch {
-		case !ok || word == "":
+		word, form, ok := bytes.Cut(sc.Bytes(), []byte{'\t'})
+		if !ok || len(word) == 0 {
 			return fmt.Errorf("punctmodel: lexicon: bad line %q", sc.Text())
-		case form == "+":
-			lx.Pairs[word] = struct{}{}
-		case form == "":
-			lx.Known[word] = struct{}{}
-		default:
-			lx.Cased[word] = form
 		}
+		fn(word, form)
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("punctmodel: lexicon: %w", err)
@@ -119,10 +131,35 @@ func readLexiconLines(r io.Reader, lx Lexicon) error {
 	return nil
 }
 
+// readLexicon reads lexicon lines into m's tables, without the maps of a
+// Lexicon.
+func (m *Model) readLexicon(r io.Reader) error {
+	var cased, known, pairs tableBuilder
+	if err := eachLexiconLine(r, func(word, form []byte) {
+		switch string(form) {
+		case "+":
+			pairs.add(word, nil, false)
+		case "":
+			known.add(word, nil, false)
+		default:
+			cased.add(word, form, true)
+		}
+	}); err != nil {
+		return err
+	}
+	m.cased, m.known, m.pairs = cased.table(), known.table(), pairs.table()
+	return nil
+}
+
+// setLexicon sets m's tables to lx.
+func (m *Model) setLexicon(lx Lexicon) {
+	m.cased, m.known, m.pairs = mapTable(lx.Cased), setTable(lx.Known), setTable(lx.Pairs)
+}
+
 // WithLexicon returns a copy of m whose casing lexicon is lx (the
 // weights are shared).
 func (m *Model) WithLexicon(lx Lexicon) *Model {
 	c := *m
-	c.cased, c.known, c.pairs = lx.Cased, lx.Known, lx.Pairs
+	c.setLexicon(lx)
 	return &c
 }

@@ -30,9 +30,9 @@ type Model struct {
 	// unpaused is added to the sentence-end scores at a gap with no pause
 	// (tuned on development data; 0 in files of the first format)
 	unpaused int32
-	cased    map[string]string   // lower-case word -> its usual written form
-	known    map[string]struct{} // words seen in lower case
-	pairs    map[string]struct{} // "w1 w2" usually written with both capitalised
+	cased    strTable // lower-case word -> its usual written form
+	known    strTable // words seen in lower case
+	pairs    strTable // "w1 w2" usually written with both capitalised
 	// q, when set, decides "?" or "." for each sentence end (Questions).
 	q *Questions
 	// c, when set, capitalises words by their context (Capitals).
@@ -128,46 +128,26 @@ func read(r io.Reader, lexicon bool) (*Model, error) {
 	m.bits, m.tbits = uint(bits), uint(tbits)
 	m.w = make([]int16, (1<<bits)*int(numMarks))
 	m.tw = make([]int16, 1<<tbits)
-	if err := binary.Read(br, le, m.w); err != nil {
+	if err := readInt16s(br, m.w); err != nil {
 		return nil, fmt.Errorf("punctmodel: weights: %w", err)
 	}
-	if err := binary.Read(br, le, m.tw); err != nil {
+	if err := readInt16s(br, m.tw); err != nil {
 		return nil, fmt.Errorf("punctmodel: turn-end weights: %w", err)
 	}
-	m.cased, m.known, m.pairs = map[string]string{}, map[string]struct{}{}, map[string]struct{}{}
 	if !lexicon {
 		return m, nil
 	}
-	sc := bufio.NewScanner(br)
-	for sc.Scan() {
-		word, form, _ := strings.Cut(sc.Text(), "\t")
-		if form == "+" {
-			m.pairs[word] = struct{}{}
-			continue
-		}
-		if form == "" {
-			m.known[word] = struct{}{}
-		} else {
-			m.cased[word] = form
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("punctmodel: lexicon: %w", err)
+	if err := m.readLexicon(br); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
 
 func (m *Model) lexiconLines() []string {
-	lines := make([]string, 0, len(m.known)+len(m.cased))
-	for w := range m.known {
-		lines = append(lines, w+"\t")
-	}
-	for w, f := range m.cased {
-		lines = append(lines, w+"\t"+f)
-	}
-	for p := range m.pairs {
-		lines = append(lines, p+"\t+")
-	}
+	lines := make([]string, 0, m.known.len()+m.cased.len()+m.pairs.len())
+	m.known.each(func(w, _ string) { lines = append(lines, w+"\t") })
+	m.cased.each(func(w, f string) { lines = append(lines, w+"\t"+f) })
+	m.pairs.each(func(p, _ string) { lines = append(lines, p+"\t+") })
 	sortStrings(lines)
 	return lines
 }
@@ -184,16 +164,7 @@ func (m *Model) Bytes() int {
 			n += len(w) + len(f) + 48
 		}
 	}
-	for w, f := range m.cased {
-		n += len(w) + len(f) + 48
-	}
-	for w := range m.known {
-		n += len(w) + 32
-	}
-	for p := range m.pairs {
-		n += len(p) + 32
-	}
-	return n
+	return n + m.cased.bytes() + m.known.bytes() + m.pairs.bytes()
 }
 
 func (m *Model) scores(feats []uint32, out *[numMarks]int32) {
@@ -456,12 +427,12 @@ func (m *Model) namesPlace(words []string, i int, prevForm string) bool {
 func (m *Model) Case(words []string) []string {
 	out := make([]string, len(words))
 	for i, w := range words {
-		if f, ok := m.cased[w]; ok {
+		if f, ok := m.cased.get(w); ok {
 			out[i] = f
 			continue
 		}
 		if base, ok := strings.CutSuffix(w, "'s"); ok {
-			if f, ok := m.cased[base]; ok {
+			if f, ok := m.cased.get(base); ok {
 				out[i] = f + "'s"
 				continue
 			}
@@ -479,7 +450,7 @@ func (m *Model) Case(words []string) []string {
 			continue
 		}
 		if out[i-1] != "" {
-			if _, ok := m.pairs[words[i-1]+" "+w]; ok {
+			if m.pairs.has(words[i-1] + " " + w) {
 				out[i] = capitalize(w)
 				continue
 			}
@@ -534,14 +505,11 @@ func neighbourRules(words, out []string) {
 func (m *Model) Known(w string) bool { return m.isKnown(w) }
 
 func (m *Model) isKnown(w string) bool {
-	if _, ok := m.known[w]; ok {
+	if m.known.has(w) {
 		return true
 	}
 	base, ok := strings.CutSuffix(w, "'s")
-	if ok {
-		_, ok = m.known[base]
-	}
-	return ok
+	return ok && m.known.has(base)
 }
 
 func isAlpha(w string) bool {

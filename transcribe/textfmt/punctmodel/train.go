@@ -292,7 +292,7 @@ func Train(docs []Doc, o TrainOptions) *Model {
 			lc.Add(d)
 		}
 	}
-	m.cased, m.known, m.pairs = lc.Lexicon()
+	m.setLexicon(lc.Counted())
 	return m
 }
 
