@@ -27,6 +27,9 @@ import (
 // BBC dev part, CoNLL-2003's valid.txt (conllDev) and the development
 // book (see below), writes it to out and prints the figures.
 func trainCapitals(corpus, bbc, news string, wiki []string, conllDev, out string, epochs int, seed uint64) {
+	if bbc == "" || news == "" || conllDev == "" {
+		log.Fatal("trainpunct: -capitals needs -bbc, -news and -conll-dev (and -corpus and -wikitext for the committed classifier)")
+	}
 	start := time.Now()
 	m, err := punctmodel.Default()
 	if err != nil {
@@ -55,7 +58,8 @@ func trainCapitals(corpus, bbc, news string, wiki []string, conllDev, out string
 	train = append(train, nt...)
 	nNews := words(train) - nBBC
 	for _, p := range wiki {
-		train = append(train, wikiTexts(p)...)
+		wt, _ := wikiTexts(p)
+		train = append(train, wt...)
 	}
 	nCurrent := words(train)
 	if corpus != "" {
@@ -111,7 +115,7 @@ func trainCapitals(corpus, bbc, news string, wiki []string, conllDev, out string
 }
 
 // capitalBits is log2 of the casing classifier's table rows.
-var capitalBits uint = 20
+const capitalBits = 20
 
 // Words of each training book the casing classifier reads.
 const (
@@ -191,20 +195,27 @@ func newsTexts(path string) (texts [][]punctmodel.Token, records int) {
 	return texts, records
 }
 
-// wikiTexts returns the paragraphs of a WikiText file, headings left out.
-func wikiTexts(path string) [][]punctmodel.Token {
+// wikiTexts returns the paragraphs of a WikiText file, headings left out,
+// and the number of its articles (headings "= Title =", not "= = Section
+// = ="); writeLexicon and trainCapitals read them.
+func wikiTexts(path string) (texts [][]punctmodel.Token, articles int) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		log.Fatal(err)
 	}
-	var out [][]punctmodel.Token
 	for _, line := range strings.Split(string(b), "\n") {
-		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "= ") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "= ") {
+			if !strings.HasPrefix(line, "= = ") {
+				articles++
+			}
 			continue
 		}
-		out = append(out, punctmodel.Tokenize(wikiText(line)))
+		if line != "" {
+			texts = append(texts, punctmodel.Tokenize(wikiText(line)))
+		}
 	}
-	return out
+	return texts, articles
 }
 
 // conllTexts returns the sentences of a CoNLL-2003 file (one token a

@@ -34,22 +34,9 @@ func writeLexicon(corpus, path string, wiki []string, words string, weight int, 
 	news := total
 	articles := 0
 	for _, p := range wiki {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			log.Fatal(err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			line = strings.TrimSpace(line)
-			if strings.HasPrefix(line, "= ") {
-				if !strings.HasPrefix(line, "= = ") {
-					articles++
-				}
-				continue
-			}
-			if line == "" {
-				continue
-			}
-			t := punctmodel.Tokenize(wikiText(line))
+		texts, n := wikiTexts(p)
+		articles += n
+		for _, t := range texts {
 			lc.AddTimes(punctmodel.Doc{Paras: [][]punctmodel.Token{t}, Speakers: []string{""}}, weight)
 			total += len(t)
 		}

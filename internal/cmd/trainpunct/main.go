@@ -98,7 +98,11 @@ func main() {
 		log.Fatal("trainpunct: -corpus is required (a checkout of github.com/rcdm-uga/Gutenberg_Text)")
 	}
 	if *capitals != "" {
-		trainCapitals(*corpus, *bbc, *news, strings.Split(*wiki, ","), *conllDev, *capitals, *epochs, *seed)
+		var wikis []string
+		if *wiki != "" {
+			wikis = strings.Split(*wiki, ",")
+		}
+		trainCapitals(*corpus, *bbc, *news, wikis, *conllDev, *capitals, *epochs, *seed)
 		return
 	}
 	if *news != "" {

@@ -163,13 +163,14 @@ func TrainCapitals(m *Model, texts [][]Token, bits uint, epochs int, seed uint64
 		}
 		rule := base.Case(words)
 		ts[ti] = text{words, rule}
+		heading := len(toks) > 3 && allCaps(toks)
 		for i, tk := range toks {
 			if tk.Start || rule[i] != "" || !capCandidate(tk.Word) || tk.Form == "" {
 				continue
 			}
 			r, _ := utf8.DecodeRuneInString(tk.Form)
 			up := unicode.IsUpper(r)
-			if up && tk.Form == strings.ToUpper(tk.Form) && len(toks) > 3 && allCaps(toks) {
+			if up && heading && tk.Form == strings.ToUpper(tk.Form) {
 				continue // a heading written in capitals
 			}
 			exs = append(exs, ex{ti, i, up})
