@@ -50,8 +50,10 @@ func BenchmarkDefault(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := buildProfiles(tx); err != nil {
-			b.Fatal(err)
+		for _, strict := range []bool{false, true} {
+			if _, err := buildProfiles(tx, strict); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }

@@ -115,7 +115,7 @@ func (c *Classifier) prepareTopics(topics []string) []customTopic {
 		ct.phrase = strings.Join(all, " ")
 		ct.stems = Features(all)
 		if c.fm != nil && len(ct.stems) > 0 {
-			if p, ok := c.fm.familyShares(all, c.evidence(all)); ok {
+			if p, ok := c.fm.familyShares(all, c.modelEvidence(all)); ok {
 				ct.class = p
 				for _, x := range p {
 					ct.sure = max(ct.sure, x)
@@ -182,7 +182,7 @@ func (c *Classifier) DetectCustom(ctx context.Context, t *transcribe.Transcript,
 		}
 		var p []float64
 		if c.fm != nil {
-			p, _ = c.fm.familyShares(stems, c.evidence(stems))
+			p, _ = c.fm.familyShares(stems, c.modelEvidence(stems))
 		}
 		item := transcribe.TopicDetectionItem{Text: para.Text, Labels: []transcribe.TopicLabel{},
 			Timestamp: transcribe.Timestamp{Start: para.Start, End: para.End}}

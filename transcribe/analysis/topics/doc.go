@@ -84,6 +84,19 @@
 // keywords favour at half its probability; with no word known to the
 // model the keyword ranking alone is used.
 //
+// In that combined ranking a subcategory earns its family's evidence
+// only as far as it has evidence of its own: the family part of its
+// score is scaled by (own evidence ÷ the most own evidence of one of its
+// siblings)², and its profile leaves out the words of its ancestors'
+// names ("software" of Photo Editing Software is evidence of Computer
+// Software and Applications; "Internet of Things" is not the word
+// "internet"). Before, every sibling with one stray word got nearly its
+// family's relevance: a story about a browser gave Photo Editing, Video,
+// Graphics and Antivirus Software and Internet of Things 0.99 each, an
+// Olympic kit deal Summer and Winter Olympic Sports alike. The keyword
+// ranking (KeywordLabels, the baseline) and the model's training
+// documents keep the full profiles.
+//
 // The model (data/model.nb.gz, 118 kB, 16,361 features) is trained by
 // go run ./internal/cmd/traintopics -bbc <bbc folder> -huffpost
 // <News_Category_Dataset_v3.json> (its constants were chosen on the dev
@@ -121,9 +134,9 @@
 //	set (fixed test part)               docs  tier-1 top-1      off-tier-1 label ≥ 0.5
 //	                                          ours  keywords    ours  keywords
 //	BBC News (5 classes, articles)       444  96.6% (96.6)  74.8%   5.2% (5.0)   82.2%
-//	HuffPost News Category (headlines)   931  78.9% (75.0)  45.0%   9.5% (18.5)  36.7%
+//	HuffPost News Category (headlines)   931  78.9% (75.0)  45.0%   8.8% (18.5)  36.7%
 //
-//	20 Newsgroups (Usenet posts)        7532  57.9% (57.8)  51.3%  13.6% (24.2)  53.7%
+//	20 Newsgroups (Usenet posts)        7532  58.1% (57.8)  51.3%  12.9% (24.2)  53.7%
 //
 // Targets: 90% and at most 10%. BBC meets both. HuffPost meets the
 // second and misses the first by 11 points: its texts are one headline and one sentence,
@@ -133,6 +146,24 @@
 // committed sample (testdata/huffpost-test.tsv, CC BY 4.0) is checked
 // in CI with a floor of 76% and a ceiling of 12%; the BBC text may not be committed,
 // so TestBBCNews skips without EARSHOT_BBC_DIR.
+//
+// Subcategories, on the 20 Newsgroups posts whose group is about one
+// subcategory of the taxonomy (baseball, ice hockey, motorcycles,
+// space, Christianity, atheism, graphics software, operating systems,
+// PC and Mac hardware, cryptography; 4,261 test posts; Test20NewsSubtopics,
+// mapping written before measuring): the first subcategory label given
+// is the group's for 26.3% (25.5% before the scaling and the strict
+// profiles; keywords alone 27.0%), mean reciprocal rank of the group's
+// label 0.299 (0.300; 0.316), and a wrong sibling is given at least 90%
+// of the right one's relevance (or the right one is missing) on 51.7% of
+// posts (59.3%; 55.0%). The exponent 2 was chosen on the dev part (1, 2
+// and 0.5 tried, and scaling across the whole family instead of among
+// siblings: fewer such siblings, 45.9%, but the right label ranked lower,
+// MRR 0.322 against 0.333); the tier-1 figures above are unchanged by it
+// but for HuffPost's off-tier-1 rate (9.5% → 8.8%) and 20 Newsgroups
+// (57.9% → 58.1%, off-tier-1 13.6% → 12.9%). Recall of subcategories is
+// bounded by the keyword profiles: Usenet's "Orioles", "ERA" or "Kawi"
+// are in none.
 //
 // The in-repo sets, written here (reference text; "right tier-1
 // first"): dev 100% (35), held-out test 88.5% (52; 84.6% with the add-α

@@ -37,7 +37,7 @@ func ProfileDocuments() (map[string][]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := buildProfiles(tx)
+	p, err := buildProfiles(tx, false)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package topics
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/earshot-dev/earshot/transcribe/analysis/nlp"
@@ -75,7 +76,17 @@ func keywordTerm(kw string) string {
 	return strings.Join(ws, " ")
 }
 
-func buildProfiles(tx *taxonomy) (*profiles, error) {
+// buildProfiles builds the term index. With strict, a category's name
+// does not give it the words of an ancestor's name: "software" of Photo
+// Editing Software and "olympic" of Summer Olympic Sports are evidence of
+// Computer Software and Applications and Olympic Sports, not of each of
+// their subcategories, and "Internet of Things", which is "internet" once
+// its stop words are gone, is not the word "internet". The family model's
+// ranking (Classify) reads the strict index; the keyword ranking
+// (KeywordLabels, the baseline) and the family model's training documents
+// (ProfileDocuments) the other. The set of terms of each tier-1 family is
+// the same in both, since the ancestor keeps the word.
+func buildProfiles(tx *taxonomy, strict bool) (*profiles, error) {
 	p := &profiles{tx: tx, terms: map[string]int{}}
 	add := func(term string, n int, w float64) {
 		if term == "" {
@@ -98,21 +109,13 @@ func buildProfiles(tx *taxonomy) (*profiles, error) {
 	}
 	// Terms from the categories' own names.
 	for i, nd := range tx.nodes {
-		var ws []string
-		for _, f := range strings.Fields(strings.ToLower(nd.name)) {
-			for _, w := range termWords(strings.ReplaceAll(f, ",", "")) {
-				if w == "&" || nlp.IsStopWord(w) {
-					continue
-				}
-				ws = append(ws, w)
-			}
-		}
-		if len(ws) > 0 && len(ws) <= maxPhrase {
+		ws := nameWords(nd.name)
+		if len(ws) > 0 && len(ws) <= maxPhrase && !(strict && len(ws) == 1 && inAncestorName(tx, i, ws[0])) {
 			add(strings.Join(ws, " "), i, weightStrong)
 		}
 		if len(ws) > 1 {
 			for _, w := range ws {
-				if len(w) > 2 && !genericNameWords[w] {
+				if len(w) > 2 && !genericNameWords[w] && !(strict && inAncestorName(tx, i, w)) {
 					add(w, i, weightNameTok)
 				}
 			}
@@ -176,4 +179,30 @@ func (p *profiles) match(stems []string) map[int]int {
 		i += step
 	}
 	return counts
+}
+
+// nameWords returns the stems of a category name's words, stop words and
+// "&" left out.
+func nameWords(name string) []string {
+	var ws []string
+	for _, f := range strings.Fields(strings.ToLower(name)) {
+		for _, w := range termWords(strings.ReplaceAll(f, ",", "")) {
+			if w == "&" || nlp.IsStopWord(w) {
+				continue
+			}
+			ws = append(ws, w)
+		}
+	}
+	return ws
+}
+
+// inAncestorName reports whether stem w is a word of the name of one of
+// node i's ancestors.
+func inAncestorName(tx *taxonomy, i int, w string) bool {
+	for a := tx.nodes[i].parent; a >= 0; a = tx.nodes[a].parent {
+		if slices.Contains(nameWords(tx.nodes[a].name), w) {
+			return true
+		}
+	}
+	return false
 }

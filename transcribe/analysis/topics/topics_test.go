@@ -123,6 +123,52 @@ func TestClassifyBasics(t *testing.T) {
 	}
 }
 
+// TestSiblingsNeedTheirOwnEvidence checks that a subcategory is not given
+// its family's backing for a word its parent's name holds, or for less
+// evidence than a sibling has: a story about a web browser gave Photo
+// Editing, Video, Graphics and Antivirus Software 0.99 each, next to
+// Browsers, and Internet of Things (its name is "internet" once its stop
+// words are gone) as much; a story about an Olympic kit deal gave Summer
+// and Winter Olympic Sports the same relevance.
+func TestSiblingsNeedTheirOwnEvidence(t *testing.T) {
+	t.Parallel()
+	c := classifier(t)
+	const csa = "Technology&Computing>Computing>ComputerSoftwareAndApplications"
+	ls := c.Classify("Microsoft is working on a new version of its internet explorer web browser. "+
+		"The new software will be far less vulnerable to the bugs of the current browser, "+
+		"and test versions of the program are due to be released on the internet by the summer.", 0, 0)
+	rel := map[string]float64{}
+	for _, l := range ls {
+		rel[l.Label] = l.Relevance
+	}
+	browsers := rel[csa+">Browsers"]
+	if browsers < 0.5 {
+		t.Fatalf("Browsers %.2f, want at least 0.5: %v", browsers, ls)
+	}
+	for _, sib := range []string{"PhotoEditingSoftware", "VideoSoftware", "GraphicsSoftware", "AntivirusSoftware"} {
+		if r := rel[csa+">"+sib]; r >= 0.9*browsers {
+			t.Errorf("%s %.2f, as relevant as Browsers (%.2f): %v", sib, r, browsers, ls)
+		}
+	}
+	if r := rel["Technology&Computing>Computing>Internet>InternetofThings"]; r > 0 {
+		t.Errorf("Internet of Things %.2f from the word internet: %v", r, ls)
+	}
+	ls = c.Classify("The athletics federation has agreed a new kit deal with a sportswear firm that kitted out the team at the Olympics, "+
+		"and the runners will wear it at the indoor championships.", 0, 0)
+	rel = map[string]float64{}
+	for _, l := range ls {
+		rel[l.Label] = l.Relevance
+	}
+	if rel["Sports"] < 0.3 {
+		t.Fatalf("Sports %.2f, want at least 0.3: %v", rel["Sports"], ls)
+	}
+	for _, l := range []string{"Sports>OlympicSports>SummerOlympicSports", "Sports>OlympicSports>WinterOlympicSports"} {
+		if rel[l] >= rel["Sports>OlympicSports"] && rel[l] > 0 {
+			t.Errorf("%s %.2f, at least Olympic Sports' %.2f with no word of its own: %v", l, rel[l], rel["Sports>OlympicSports"], ls)
+		}
+	}
+}
+
 // TestClassifyRedactedWords checks that redacted words carry no topic.
 func TestClassifyRedactedWords(t *testing.T) {
 	t.Parallel()
