@@ -61,7 +61,7 @@ func (x *Text) candidates(i int, tags []string) []phrase {
 		if e > k {
 			for s := k; s < e; s++ {
 				if e-s <= maxGistWords {
-					out = append(out, phrase{i, s, e})
+					out = append(out, phrase{i, numberBefore(toks, tags, s, e), e})
 					break
 				}
 			}
@@ -69,6 +69,21 @@ func (x *Text) candidates(i int, tags []string) []phrase {
 		k = j
 	}
 	return out
+}
+
+// numberBefore returns where a phrase that starts at from with a unit
+// ("year", "mile", "dollar") begins once the number before it is taken
+// in: "a four year deal" gives "four year deal", not "year deal". The
+// phrase stays within maxGistWords words and its clause.
+func numberBefore(toks []nlp.Token, tags []string, from, to int) int {
+	if !genericNouns[nlp.Stem(toks[from].Norm)] {
+		return from
+	}
+	s := from
+	for s > 0 && tags[s-1] == "CD" && toks[s-1].IsWord() && !toks[s-1].EndsClause() && to-(s-1) <= maxGistWords {
+		s--
+	}
+	return s
 }
 
 // gistPhrase returns the best noun phrase of the text's most central
@@ -121,10 +136,11 @@ func (x *Text) gistPhrase() string {
 			var key []string
 			w := 0.0
 			content := 0
+			last := ""
 			for k := p.from; k < p.to; k++ {
 				tk := x.sents[i].toks[k]
-				if tk.Norm == "of" {
-					key = append(key, "of")
+				if tk.Norm == "of" || tags[k] == "CD" {
+					key = append(key, tk.Norm) // a join, or the number of a unit (numberBefore)
 					continue
 				}
 				st := nlp.Stem(tk.Norm)
@@ -133,11 +149,12 @@ func (x *Text) gistPhrase() string {
 					w += weight[id]
 				}
 				content++
+				last = st
 			}
 			if content == 0 {
 				continue
 			}
-			if content == 1 && genericNouns[key[0]] {
+			if content == 1 && genericNouns[last] {
 				continue
 			}
 			k := strings.Join(key, " ")
