@@ -101,8 +101,15 @@
 // sentence is chosen, the whole sentence is quoted (once, however many of
 // its pieces are chosen) if it has at most 60 words; a longer one (speech
 // the punctuate stage could not cut) is quoted from its start to the
-// piece's end when that is at most 60 words, and only then as the piece. The
-// gist is the best noun phrase (runs of adjectives and nouns by prose's
+// piece's end when that is at most 60 words, and only then as the piece;
+// either way the quote's end (and a piece's start) moves to the nearest
+// clause break, up to 20 words on or 10 back, so that it ends where a
+// clause does ("..., in particular the Firefox browser has been winning
+// users since its first full version was released in November 2004."
+// rather than "in particular the Firefox."; BBC News Summary and the
+// in-repo dev figures unchanged, in-repo recognized test ROUGE-1 0.212 →
+// 0.215). A gist that starts with a unit takes in its number ("four
+// year deal"). The gist is the best noun phrase (runs of adjectives and nouns by prose's
 // part-of-speech tags, "of" joins allowed, time words excluded) of the
 // main topic, scored by the centrality and rarity of its words; the
 // headline is the best sentence of moderate length of the main topic.

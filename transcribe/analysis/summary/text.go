@@ -380,9 +380,57 @@ func (x *Text) renderRange(i int) (from, to int) {
 	case w[1]-w[0] <= maxWholeWords:
 		return w[0], w[1]
 	case s.To-w[0] <= maxWholeWords:
-		return w[0], s.To
+		return w[0], x.clauseEnd(s.To, w[0], min(w[1], w[0]+maxWholeWords))
 	}
-	return s.From, s.To
+	f := x.clauseStart(s.From, w[0], s.To)
+	return f, x.clauseEnd(s.To, f, min(w[1], f+maxWholeWords))
+}
+
+// clauseReach is how far (in words) renderRange moves the end of a piece
+// of a long sentence forward (and its start backward) to meet a clause
+// break, clauseBack the other way.
+const (
+	clauseReach = 20
+	clauseBack  = 10
+)
+
+// clauseEnd returns where a piece of a long sentence that ends at to
+// should end: at the nearest clause break (a word with ",", ";", ":" or
+// a dash after it) up to clauseReach words later (and no later than hi),
+// else up to clauseBack words earlier,
+// so that what a summary quotes ends where a clause does ("estimates
+// vary widely, according to ..." rather than "in particular the fire
+// Fox"); to when there is none. The piece keeps at least five words
+// after from.
+func (x *Text) clauseEnd(to, from, hi int) int {
+	for e := to; e <= min(hi, to+clauseReach); e++ {
+		if e > 0 && e-from >= 5 && x.toks[e-1].EndsClause() {
+			return e
+		}
+	}
+	for e := to - 1; e >= max(from+5, to-clauseBack); e-- {
+		if x.toks[e-1].EndsClause() {
+			return e
+		}
+	}
+	return to
+}
+
+// clauseStart is clauseEnd for the start of a piece: the nearest word
+// after a clause break up to clauseReach words earlier (down to lo),
+// else up to clauseBack words later; from when there is none.
+func (x *Text) clauseStart(from, lo, to int) int {
+	for f := from; f >= max(lo, from-clauseReach); f-- {
+		if f == lo || f > 0 && x.toks[f-1].EndsClause() {
+			return f
+		}
+	}
+	for f := from + 1; f <= min(to-5, from+clauseBack); f++ {
+		if x.toks[f-1].EndsClause() {
+			return f
+		}
+	}
+	return from
 }
 
 // rendered returns the chosen units idx (in text order) as the ranges a
