@@ -66,3 +66,49 @@ func TestNeutralMisreads(t *testing.T) {
 		}
 	}
 }
+
+// TestHardNewsMisreads: business and politics news of the BBC train and
+// dev parts read as labels through a word's other sense ("joint bids",
+// "ill-timed", "the collapse of the firm", "investors betting on a cut",
+// "sex discrimination", HIV drugs, "a year high on Tuesday"), next to the
+// literal uses, which must keep their evidence.
+func TestHardNewsMisreads(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ text, label string }{
+		{"The two companies could work together on joint bids from next year.", Marijuana},
+		{"He acknowledged he would have a blunt style in the talks.", Marijuana},
+		{"Opposition parties said the rate rise was ill-timed given the weak data.", HealthIssues},
+		{"Consumer spending had been depressed by one-off factors.", HealthIssues},
+		{"Shareholders lost billions after the collapse of the firm in 2002.", Accidents},
+		{"Drinkers drown their sorrows in cheaper beer-flavoured drinks.", Accidents},
+		{"Exports shot up 7.5% with growth in the new markets.", CrimeViolence},
+		{"Pundits are betting on an election in May.", Gambling},
+		{"Unilever and Procter & Gamble both saw sales fall last year.", Gambling},
+		{"It was a gamble, he said, but the plan paid off for the chancellor.", Gambling},
+		{"She has lost her sex discrimination case against the bank.", Pornography},
+		{"She has lost her sex discrimination case against the bank.", NSFW},
+		{"Claims that Downing Street sexed up the dossier were denied.", Pornography},
+		{"One of the largest makers of HIV drugs has launched an initiative against smuggling.", Drugs},
+		{"Shares closed at a two-year high on Tuesday after the results.", Drugs},
+		{"Oil prices fell after the producers' cartel Opec said it would raise output.", Drugs},
+		{"The Food and Drug Administration will decide on Friday.", Drugs},
+		{"The show moved to a later time slot and similar slots on other channels.", Gambling},
+	} {
+		if got := labelsAt(c.text); slices.Contains(got, c.label) {
+			t.Errorf("%s in %q (labels %v)", c.label, c.text, got)
+		}
+	}
+	for _, c := range []struct{ text, label string }{
+		{"They smoked a joint behind the shed before the concert.", Marijuana},
+		{"The roof collapsed on the workers during the storm.", Accidents},
+		{"He was shot in the leg outside the bar.", CrimeViolence},
+		{"He lost his savings betting on horses and playing poker at the casino.", Gambling},
+		{"Police seized heroin and cocaine, and the drugs were worth millions.", Drugs},
+		{"She was diagnosed with a serious illness last year.", HealthIssues},
+		{"He has suffered from depression since his divorce.", HealthIssues},
+	} {
+		if got := lexiconLabels(c.text); !slices.Contains(got, c.label) {
+			t.Errorf("no %s in %q (labels %v)", c.label, c.text, got)
+		}
+	}
+}

@@ -21,6 +21,7 @@ type term struct {
 	stems    []string        // the term's words, stemmed and split at hyphens
 	exclude  map[string]bool // stems that cancel the term nearby
 	anywhere map[string]bool // stems that cancel the term anywhere in the segment
+	noun     bool            // counts only as a noun: not before a word it would modify
 	text     string
 }
 
@@ -67,6 +68,9 @@ func parseLexicon(text string) (*lexiconIndex, error) {
 					t.exclude[st] = true
 				}
 				continue
+			}
+			if strings.HasPrefix(x, "^") {
+				t.noun, x = true, x[1:]
 			}
 			words = append(words, strings.TrimPrefix(x, "="))
 			if strings.HasPrefix(x, "=") {
@@ -233,7 +237,7 @@ func evidence(toks []nlp.Token, m *models) map[string]*labelEvidence {
 			n := len(t.stems)
 			if t.label == "safe" || slices.Contains(done, t.label) || i+n > len(us) || slices.Contains(safe[i:i+n], true) ||
 				!matchAt(us, i, t.stems) || excluded(us, i, n, t.exclude) || anyIn(stems, t.anywhere) ||
-				!tobaccoSense(t, us, i, stems) {
+				!tobaccoSense(t, us, i, stems) || t.noun && modifies(toks, us, i+n-1) {
 				continue
 			}
 			done = append(done, t.label)
@@ -402,6 +406,26 @@ func excluded(us []unit, i, n int, ex map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// modifies reports whether the word of unit i modifies the word after it
+// ("joint bids", "blunt style", "joint venture") rather than standing as
+// a noun ("smoked a joint behind the shed", "a joint."): whether the next
+// word of its clause is tagged a noun or an adjective (the tagger's own
+// tag for the word is not trusted: it calls "a joint behind" JJ). Without
+// tags (the tagger failed to load) any content word after it counts.
+func modifies(toks []nlp.Token, us []unit, i int) bool {
+	t := us[i].tok
+	if toks[t].EndsClause() || t+1 >= len(toks) || i+1 < len(us) && us[i+1].tok == t {
+		return false
+	}
+	from := max(0, t-4)
+	w := slices.Clone(toks[from:min(len(toks), t+4)])
+	if nlp.Tag(w) != nil {
+		return toks[t+1].IsWord() && !nlp.IsStopWord(toks[t+1].Norm)
+	}
+	next := w[t+1-from].Tag
+	return nlp.IsNounTag(next) || nlp.IsAdjectiveTag(next)
 }
 
 // negatedAt reports whether one of the three words before toks[i], in

@@ -156,13 +156,36 @@
 //	neutral news, labels ≥ 0.5   any / non-financial / figurative (crime_violence,
 //	                             health_issues, weapons, terrorism)
 //	BBC sport, tech, entertainment paragraphs, test part (1,088)
-//	  ours              2.9% /  2.8% /  1.6%
-//	  lexicon alone    27.0% / 24.2% / 16.6%
-//	  keywords         39.6% / 33.2% / 23.3%
+//	  ours              2.8% /  2.7% /  1.6%
+//	  lexicon alone    26.2% / 23.3% / 16.5%
+//	  keywords         39.4% / 33.0% / 23.2%
 //	HuffPost neutral classes, test part (292)
 //	  ours              8.2% /  8.2% /  3.8%
-//	  lexicon alone    20.9% / 20.5% / 12.0%
+//	  lexicon alone    19.9% / 19.5% / 12.0%
 //	  keywords         37.0% / 33.9% / 20.2%
+//
+// Business and politics news, which may carry labels and so is not in the
+// neutral sets, read as labels through a word's other sense. Found on the
+// BBC train and dev parts' business and politics paragraphs: "joint
+// bids" and "blunt style" (marijuana; "^=joint" now counts only as a
+// noun, not before a noun or adjective it modifies, by the part-of-speech
+// tagger), "ill-timed" (the stem of "illness"), "depressed spending",
+// "the collapse of the firm", "drown their sorrows", "exports shot up",
+// "investors betting on a cut", "a gamble" and Procter & Gamble ("bet",
+// "bets", "betting" and "gamble" shared the stems of "gambling" and
+// "bet" and so their weights), "sex discrimination" and "sexed up"
+// (pornography, nsfw), HIV and cancer drugs, a "year high on Tuesday"
+// and the oil cartel (drugs), "similar slots". Those paragraphs' dev
+// part (856), any label but financials ≥ 0.5: 26.4% → 24.3%
+// (marijuana 8 → 1, nsfw 10 → 1, pornography 9 → 0, drugs 13 → 7,
+// gambling 9 → 5, accidents 4 → 2); their test part (939), scored once:
+// 28.0% → 26.9%. These rates have no gold labels (a politics paragraph
+// about a bombing should have its label), so they are not a precision;
+// what guards recall is testdata (dev 97.5%, held-out 93.5% and 80.5%
+// recognized, all unchanged) and TestHardNewsMisreads' literal
+// sentences. Neutral news dev: HuffPost 7.2% → 6.8%, BBC 1.9% → 1.7%;
+// test: BBC 2.9% → 2.8% (non-financial 2.8% → 2.7%), HuffPost 8.2%
+// unchanged; Davidson unchanged.
 //
 // The hate speech model (issue: precision ≥ 85% at recall ≥ 70%) was
 // rebuilt with character n-grams, NB-LR scaling, an L-BFGS trainer and a

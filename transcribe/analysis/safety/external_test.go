@@ -312,10 +312,10 @@ func bbcNeutral(t *testing.T, dir, split string) []string {
 
 // Regression guards for the measured rates (doc.go), in tenths of a
 // percent: non-financial and figurative (measured 8.2% and 3.8% on
-// HuffPost, 2.8% and 1.6% on BBC; one more alarm fails).
+// HuffPost, 2.7% and 1.6% on BBC; one more alarm fails).
 var (
 	neutralHuffPostCeiling = alarms{nonFin: 83, fig: 38}
-	neutralBBCCeiling      = alarms{nonFin: 28, fig: 16}
+	neutralBBCCeiling      = alarms{nonFin: 27, fig: 16}
 )
 
 // TestNeutralNewsDev prints the rates of TestNeutralNews on the dev parts
@@ -343,5 +343,41 @@ func TestNeutralNewsDev(t *testing.T) {
 	}{{"HuffPost neutral classes, dev part", huff}, {"BBC sport, tech and entertainment paragraphs, dev part", paras}} {
 		a := countAlarms(s.texts, labelsAt)
 		t.Logf("%s (%d texts): %v %v", s.name, len(s.texts), a, a.by)
+	}
+}
+
+// TestHardNewsLabels prints the rates of TestNeutralNews on the BBC
+// set's business and politics paragraphs ($EARSHOT_BBC_DIR), dev and
+// test parts: news that may carry labels (so the rates are no precision),
+// where a word's other sense read as one ("joint bids", "ill-timed",
+// "investors betting on"; see doc.go). The ceiling guards the measured
+// test-part rate of labels other than financials (26.9%).
+func TestHardNewsLabels(t *testing.T) {
+	dir := os.Getenv("EARSHOT_BBC_DIR")
+	if dir == "" {
+		t.Skip("EARSHOT_BBC_DIR is not set")
+	}
+	t.Parallel()
+	docs, err := topicdata.ReadBBC(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, split := range []string{topicdata.Dev, topicdata.Test} {
+		var texts []string
+		for _, d := range docs {
+			if d.Split != split || d.Class != "BusinessAndFinance" && d.Class != "NewsAndPolitics" {
+				continue
+			}
+			for i, p := range strings.Split(d.Text, "\n") {
+				if p = strings.TrimSpace(p); i > 0 && len(strings.Fields(p)) >= 8 {
+					texts = append(texts, p)
+				}
+			}
+		}
+		a := countAlarms(texts, labelsAt)
+		t.Logf("BBC business and politics paragraphs, %s part (%d): %v %v", split, len(texts), a, a.by)
+		if split == topicdata.Test && ratio(a.nonFin, a.n) > 0.270 {
+			t.Errorf("labels other than financials on %.1f%% of paragraphs, want at most 27.0%%", 100*ratio(a.nonFin, a.n))
+		}
 	}
 }

@@ -13,7 +13,9 @@ import _ "embed" // lexicon.txt
 // their stems differ; hyphenated words are split ("e-cigarettes" = "e
 // cigarettes"). An exclusion word within three words of the term cancels
 // it ("flu shot", "great shot"). A word written "=word" matches that
-// exact word only, not its stem ("=bomb" is not "bombing"). Labels are the API's keys; "news" lines
+// exact word only, not its stem ("=bomb" is not "bombing"); "^" before it
+// counts the word only as a noun, not before a content word it would
+// modify ("^=joint": "rolled a joint", not "joint bids"). Labels are the API's keys; "news" lines
 // are the framing cues of negative_news, "newsneg" lines its negative
 // events, "hate_target" and "hate_derog" the two halves of hate speech,
 // "intense" and "educational" the severity cues, and "safe" lines
