@@ -291,6 +291,12 @@ func TestNeutralNews(t *testing.T) {
 // bbcNeutral returns the paragraphs (title left out, eight words or more)
 // of the BBC set's sport, tech and entertainment articles of one split.
 func bbcNeutral(t *testing.T, dir, split string) []string {
+	return bbcParagraphs(t, dir, split, "Sports", "Technology&Computing", "Entertainment")
+}
+
+// bbcParagraphs returns the paragraphs (title left out, eight words or
+// more) of the BBC set's articles of the classes given, of one split.
+func bbcParagraphs(t *testing.T, dir, split string, classes ...string) []string {
 	t.Helper()
 	docs, err := topicdata.ReadBBC(dir)
 	if err != nil {
@@ -298,7 +304,7 @@ func bbcNeutral(t *testing.T, dir, split string) []string {
 	}
 	var paras []string
 	for _, d := range docs {
-		if d.Split != split || !slices.Contains([]string{"Sports", "Technology&Computing", "Entertainment"}, d.Class) {
+		if d.Split != split || !slices.Contains(classes, d.Class) {
 			continue
 		}
 		for i, p := range strings.Split(d.Text, "\n") {
@@ -358,22 +364,8 @@ func TestHardNewsLabels(t *testing.T) {
 		t.Skip("EARSHOT_BBC_DIR is not set")
 	}
 	t.Parallel()
-	docs, err := topicdata.ReadBBC(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, split := range []string{topicdata.Dev, topicdata.Test} {
-		var texts []string
-		for _, d := range docs {
-			if d.Split != split || d.Class != "BusinessAndFinance" && d.Class != "NewsAndPolitics" {
-				continue
-			}
-			for i, p := range strings.Split(d.Text, "\n") {
-				if p = strings.TrimSpace(p); i > 0 && len(strings.Fields(p)) >= 8 {
-					texts = append(texts, p)
-				}
-			}
-		}
+		texts := bbcParagraphs(t, dir, split, "BusinessAndFinance", "NewsAndPolitics")
 		a := countAlarms(texts, labelsAt)
 		t.Logf("BBC business and politics paragraphs, %s part (%d): %v %v", split, len(texts), a, a.by)
 		if split == topicdata.Test && ratio(a.nonFin, a.n) > 0.270 {
