@@ -93,6 +93,7 @@ func TestHardNewsMisreads(t *testing.T) {
 		{"Oil prices fell after the producers' cartel Opec said it would raise output.", Drugs},
 		{"The Food and Drug Administration will decide on Friday.", Drugs},
 		{"The show moved to a later time slot and similar slots on other channels.", Gambling},
+		{"Eleven people were wrongly jailed for the IRA bomb attacks on pubs in 1974.", Alcohol},
 	} {
 		if got := labelsAt(c.text); slices.Contains(got, c.label) {
 			t.Errorf("%s in %q (labels %v)", c.label, c.text, got)
@@ -106,6 +107,7 @@ func TestHardNewsMisreads(t *testing.T) {
 		{"Police seized heroin and cocaine, and the drugs were worth millions.", Drugs},
 		{"She was diagnosed with a serious illness last year.", HealthIssues},
 		{"He has suffered from depression since his divorce.", HealthIssues},
+		{"Eleven people were wrongly jailed for the IRA bomb attacks on pubs in 1974.", Terrorism},
 	} {
 		if got := lexiconLabels(c.text); !slices.Contains(got, c.label) {
 			t.Errorf("no %s in %q (labels %v)", c.label, c.text, got)

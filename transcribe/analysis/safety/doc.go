@@ -179,7 +179,11 @@
 // part (856), any label but financials ≥ 0.5: 26.4% → 24.3%
 // (marijuana 8 → 1, nsfw 10 → 1, pornography 9 → 0, drugs 13 → 7,
 // gambling 9 → 5, accidents 4 → 2); their test part (939), scored once:
-// 28.0% → 26.9%. These rates have no gold labels (a politics paragraph
+// 28.0% → 26.9%. Then, from a politics story read through the real
+// server (IRA bomb attacks on pubs gave alcohol and no terrorism): "pub"
+// weighs as "bar" does, a hint (1.0), and "bomb attack(s)", "bomb
+// blast", "bomb plot" and "IRA bomb(ing)" are terrorism; dev rates
+// unchanged, test 26.9% → 26.7% (alcohol 25 → 23). These rates have no gold labels (a politics paragraph
 // about a bombing should have its label), so they are not a precision;
 // what guards recall is testdata (dev 97.5%, held-out 93.5% and 80.5%
 // recognized, all unchanged) and TestHardNewsMisreads' literal

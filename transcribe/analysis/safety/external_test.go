@@ -357,7 +357,7 @@ func TestNeutralNewsDev(t *testing.T) {
 // test parts: news that may carry labels (so the rates are no precision),
 // where a word's other sense read as one ("joint bids", "ill-timed",
 // "investors betting on"; see doc.go). The ceiling guards the measured
-// test-part rate of labels other than financials (26.9%).
+// test-part rate of labels other than financials (26.7%).
 func TestHardNewsLabels(t *testing.T) {
 	dir := os.Getenv("EARSHOT_BBC_DIR")
 	if dir == "" {
