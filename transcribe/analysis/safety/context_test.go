@@ -94,6 +94,8 @@ func TestHardNewsMisreads(t *testing.T) {
 		{"The Food and Drug Administration will decide on Friday.", Drugs},
 		{"The show moved to a later time slot and similar slots on other channels.", Gambling},
 		{"Eleven people were wrongly jailed for the IRA bomb attacks on pubs in 1974.", Alcohol},
+		{"Facebook is still allowing mug shots even though they can ruin lives.", Alcohol},
+		{"Megan Fox and Machine Gun Kelly hint at saucy behaviour on a table.", Weapons},
 	} {
 		if got := labelsAt(c.text); slices.Contains(got, c.label) {
 			t.Errorf("%s in %q (labels %v)", c.label, c.text, got)
