@@ -104,6 +104,18 @@
 // writes data/model.sha256. TestModelChecksum checks that the shipped
 // model matches that checksum, loads and knows every class.
 //
+// HuffPost files its lists of what is new on Netflix under HOME & LIVING
+// (56 of that category's training records): counted as Home & Garden
+// they taught the model that Netflix is about the home, and a list of
+// new Netflix shows got Home & Garden first (0.62). The training
+// command now counts those records as Entertainment
+// (topicdata.TrainingClass); the dev and test gold is left as published.
+// Dev parts (train-only model): HuffPost 80.3% → 80.7% (Entertainment
+// 71.8% → 74.0%), BBC 95.8% → 95.5% (one article), 20 Newsgroups 57.7%
+// → 57.8%; test parts, scored once: HuffPost 78.9% → 79.2% (off-tier-1
+// 8.8% → 9.0%), BBC, 20 Newsgroups, subcategories and the in-repo sets
+// unchanged.
+//
 // Smoothing and weights were chosen together on the dev parts of BBC,
 // HuffPost and 20 Newsgroups, by the mean of their tier-1 top-1
 // accuracy, with a model trained on the train parts alone (traintopics
@@ -134,7 +146,7 @@
 //	set (fixed test part)               docs  tier-1 top-1      off-tier-1 label ≥ 0.5
 //	                                          ours  keywords    ours  keywords
 //	BBC News (5 classes, articles)       444  96.6% (96.6)  74.8%   5.2% (5.0)   82.2%
-//	HuffPost News Category (headlines)   931  78.9% (75.0)  45.0%   8.8% (18.5)  36.7%
+//	HuffPost News Category (headlines)   931  79.2% (75.0)  45.0%   9.0% (18.5)  36.7%
 //
 //	20 Newsgroups (Usenet posts)        7532  58.1% (57.8)  51.3%  12.9% (24.2)  53.7%
 //

@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -143,6 +144,24 @@ var HuffPostClasses = map[string]string{
 	"PARENTS": "FamilyAndRelationships", "WEDDINGS": "FamilyAndRelationships", "DIVORCE": "FamilyAndRelationships",
 	"FOOD & DRINK": "Food&Drink", "TASTE": "Food&Drink", "RELIGION": "Religion&Spirituality",
 	"TRAVEL": "Travel", "EDUCATION": "Education", "COLLEGE": "Education",
+}
+
+// streamingListing matches the text of HuffPost's HOME & LIVING lists of
+// what streams where ("The Most Popular Movies On Netflix Right Now",
+// "New On Netflix July 2022"): half of that category's records.
+var streamingListing = regexp.MustCompile(`(?i)\b(netflix|hulu|amazon prime|prime video|disney\+|hbo max|streaming)\b`)
+
+// TrainingClass is the class a training command counts d under: its
+// class, except that a HuffPost HOME & LIVING record that lists films or
+// shows on a streaming service is Entertainment. Taken as Home & Garden,
+// 56 such training records taught the model that Netflix is about the
+// home (a list of new Netflix shows got Home & Garden 0.62). The gold
+// labels of the dev and test parts are left as published.
+func TrainingClass(d Doc) string {
+	if d.Class == "Home&Garden" && strings.HasPrefix(d.ID, "huffpost/") && streamingListing.MatchString(d.Text) {
+		return "Entertainment"
+	}
+	return d.Class
 }
 
 // ReadBBC reads the BBC News set from dir (holding business/,
