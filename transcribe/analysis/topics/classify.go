@@ -56,12 +56,12 @@ func Default() (*Classifier, error) {
 			defaultErr = err
 			return
 		}
-		strict, err := buildProfiles(tx, true)
+		fm, err := loadFamilyModel(tx)
 		if err != nil {
 			defaultErr = err
 			return
 		}
-		fm, err := loadFamilyModel(tx)
+		strict, err := buildProfilesWith(tx, true, fm.everyday)
 		if err != nil {
 			defaultErr = err
 			return

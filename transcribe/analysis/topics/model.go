@@ -175,3 +175,16 @@ const (
 // news interview), and strong keywords in the family the model favours
 // rank first.
 func combined(kw, p float64) float64 { return math.Sqrt(kw * p) }
+
+// everydaySpread: a word whose Spread in the family model is below this
+// is a word of every topic.
+var everydaySpread = 4.0
+
+// everyday reports whether the family model finds stem w in every family
+// at about the same rate ("new", "first", "country", "news"): as a single
+// word of a category's name ("New Age Music", "First Aid", "Country
+// Music") it names no topic.
+func (fm *familyModel) everyday(w string) bool {
+	s := fm.m.Spread(w)
+	return s > 0 && s < everydaySpread
+}

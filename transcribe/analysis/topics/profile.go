@@ -87,6 +87,12 @@ func keywordTerm(kw string) string {
 // (ProfileDocuments) the other. The set of terms of each tier-1 family is
 // the same in both, since the ancestor keeps the word.
 func buildProfiles(tx *taxonomy, strict bool) (*profiles, error) {
+	return buildProfilesWith(tx, strict, nil)
+}
+
+// buildProfilesWith is buildProfiles; with strict, a single word of a
+// category's name for which everyday reports true is left out too.
+func buildProfilesWith(tx *taxonomy, strict bool, everyday func(string) bool) (*profiles, error) {
 	p := &profiles{tx: tx, terms: map[string]int{}}
 	add := func(term string, n int, w float64) {
 		if term == "" {
@@ -115,7 +121,7 @@ func buildProfiles(tx *taxonomy, strict bool) (*profiles, error) {
 		}
 		if len(ws) > 1 {
 			for _, w := range ws {
-				if len(w) > 2 && !genericNameWords[w] && !(strict && inAncestorName(tx, i, w)) {
+				if len(w) > 2 && !genericNameWords[w] && !(strict && (inAncestorName(tx, i, w) || everyday != nil && everyday(w))) {
 					add(w, i, weightNameTok)
 				}
 			}

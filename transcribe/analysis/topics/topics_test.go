@@ -188,6 +188,35 @@ func TestStreamingIsNotHomeAndGarden(t *testing.T) {
 	}
 }
 
+// TestEverydayNameWords: a single word of a category's name that the
+// family model finds in every family alike ("new" of New Age Music,
+// "news" of News Radio) gives that category nothing; the category's full
+// name still does.
+func TestEverydayNameWords(t *testing.T) {
+	t.Parallel()
+	c := classifier(t)
+	has := func(s, label string) bool {
+		for _, l := range c.Classify(s, 0, 0) {
+			if l.Label == label {
+				return true
+			}
+		}
+		return false
+	}
+	for _, x := range []struct{ text, label string }{
+		{"The new season of the show drops on Netflix next week and the cast is back.", "MusicAndAudio>Inspirational/NewAgeMusic"},
+		{"The country's first female prime minister won the vote, and the news was welcomed across the world.", "MusicAndAudio>TalkRadio>NewsRadio"},
+		{"The country's first female prime minister won the vote, and the news was welcomed across the world.", "MusicAndAudio>CountryMusic"},
+	} {
+		if has(x.text, x.label) {
+			t.Errorf("%s for %q", x.label, x.text)
+		}
+	}
+	if !has("She plays country music on her guitar, mostly old songs about trucks and heartbreak.", "MusicAndAudio>CountryMusic") {
+		t.Error("no Country Music for a text about country music")
+	}
+}
+
 // TestClassifyRedactedWords checks that redacted words carry no topic.
 func TestClassifyRedactedWords(t *testing.T) {
 	t.Parallel()

@@ -339,3 +339,26 @@ func (m *Model) Bytes() ([]byte, error) {
 	err := m.Write(&b)
 	return b.Bytes(), err
 }
+
+// Spread returns how much more often than in all classes together the
+// feature occurs in the class where it is most frequent: (count in class
+// ÷ that class's total) ÷ (count in all ÷ total of all), at least 1 for
+// a known feature; 0 for an unknown one. A word of every topic ("new",
+// "first") is near 1, a topic's own word far above.
+func (m *Model) Spread(feature string) float64 {
+	cs, ok := m.counts[feature]
+	if !ok || m.all == 0 {
+		return 0
+	}
+	sum, best := 0.0, 0.0
+	for k, c := range cs {
+		sum += c
+		if m.totals[k] > 0 {
+			best = math.Max(best, c/m.totals[k])
+		}
+	}
+	if sum == 0 {
+		return 0
+	}
+	return best / (sum / m.all)
+}

@@ -134,3 +134,25 @@ func gunzip(t *testing.T, b []byte) []byte {
 	}
 	return out.Bytes()
 }
+
+// TestSpread: a feature of both classes at the same rate has spread 1, a
+// feature of one class alone its share of all counts over that class's,
+// and an unknown feature 0.
+func TestSpread(t *testing.T) {
+	tr := NewTrainer([]string{"a", "b"}, [][]string{{"A"}, {"B"}})
+	if err := tr.Add("a", strings.Fields("common common only"), 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Add("b", strings.Fields("common common other"), 1); err != nil {
+		t.Fatal(err)
+	}
+	m := tr.ModelPrior(0.3, 800, 8, 1)
+	for _, c := range []struct {
+		f    string
+		want float64
+	}{{"common", 1}, {"only", 2}, {"unknown", 0}} {
+		if got := m.Spread(c.f); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("Spread(%q) = %v, want %v", c.f, got, c.want)
+		}
+	}
+}
