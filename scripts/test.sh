@@ -34,7 +34,13 @@ echo "== tests"
 # of the suite the load it measured at admission changes under it.
 go test -count=1 -timeout 20m -skip '^TestAdmissionRealSpeech$' $modules
 echo "== tests that need the machine to themselves"
-go test -count=1 -timeout 5m -run '^TestAdmissionRealSpeech$' -v ./realtime/
+# It measures the machine, and a shared machine's other tenants can push
+# one run's latencies past its bound (seen once: every session's finals
+# 0.6-4.9 s late on a machine where two reruns gave 0.1 s); a failure is
+# run once more, and two in a row fail the suite.
+go test -count=1 -timeout 5m -run '^TestAdmissionRealSpeech$' -v ./realtime/ ||
+  { echo "TestAdmissionRealSpeech failed; running it once more" >&2
+    go test -count=1 -timeout 5m -run '^TestAdmissionRealSpeech$' -v ./realtime/; }
 scripts/services.sh stop "$EARSHOT_SERVICES_DIR"
 trap - EXIT
 fuzztime=${FUZZTIME:-5s}
