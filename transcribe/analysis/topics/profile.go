@@ -84,8 +84,9 @@ func keywordTerm(kw string) string {
 // its stop words are gone, is not the word "internet". The family model's
 // ranking (Classify) reads the strict index; the keyword ranking
 // (KeywordLabels, the baseline) and the family model's training documents
-// (ProfileDocuments) the other. The set of terms of each tier-1 family is
-// the same in both, since the ancestor keeps the word.
+// (ProfileDocuments) the other. A word of an ancestor's name stays in
+// the same tier-1 family, since the ancestor keeps it; an everyday word
+// left out (buildProfilesWith) may leave its family's terms.
 func buildProfiles(tx *taxonomy, strict bool) (*profiles, error) {
 	return buildProfilesWith(tx, strict, nil)
 }
