@@ -33,6 +33,18 @@ func TestLongSentencePiecesEndAtClauses(t *testing.T) {
 			ends[strings.ToLower(strings.TrimRight(w.Text, ",."))] = true
 		}
 	}
+	// Pieces moved to clause breaks may reach into each other: every word
+	// is still quoted once.
+	all := make([]int, len(x.sents))
+	for i := range all {
+		all[i] = i
+	}
+	_, ranges := x.rendered(all)
+	for k := 1; k < len(ranges); k++ {
+		if ranges[k][0] < ranges[k-1][1] {
+			t.Errorf("quoted ranges %v and %v overlap", ranges[k-1], ranges[k])
+		}
+	}
 	for _, line := range strings.Split(b, "\n") {
 		f := strings.Fields(line)
 		last := strings.ToLower(strings.TrimRight(f[len(f)-1], ",.?!"))

@@ -435,17 +435,17 @@ func (x *Text) clauseStart(from, lo, to int) int {
 
 // rendered returns the chosen units idx (in text order) as the ranges a
 // summary quotes (renderRange), each once: units of one sentence give it
-// once, and a range inside another is dropped.
+// once, and ranges that overlap are quoted as one.
 func (x *Text) rendered(idx []int) (units []int, ranges [][2]int) {
 	for _, i := range idx {
 		f, t := x.renderRange(i)
 		dup := false
 		for k, r := range ranges {
-			switch {
-			case r[0] <= f && t <= r[1]:
-				dup = true
-			case f <= r[0] && r[1] <= t:
-				ranges[k] = [2]int{f, t}
+			if f < r[1] && r[0] < t {
+				// Inside, around or overlapping: quote the words once (a
+				// piece moved to a clause break can reach into its
+				// neighbour's range).
+				ranges[k] = [2]int{min(f, r[0]), max(t, r[1])}
 				dup = true
 			}
 			if dup {

@@ -213,7 +213,7 @@
 //
 // # Cost
 //
-// Building the classifier from the embedded data takes about 30–40 ms of CPU,
+// Building the classifier from the embedded data takes about 30 ms of CPU,
 // once per process (BenchmarkDefault). Classifying a five-minute
 // (750-word) transcript takes 1 to 7 ms (BenchmarkStageFiveMinutes here;
 // BenchmarkStagesFiveMinutes/topics in transcribe/analysis/summary, which

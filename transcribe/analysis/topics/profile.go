@@ -115,14 +115,18 @@ func buildProfilesWith(tx *taxonomy, strict bool, everyday func(string) bool) (*
 		p.postings[id] = append(p.postings[id], posting{n, w})
 	}
 	// Terms from the categories' own names.
+	names := make([][]string, len(tx.nodes)) // each node's nameWords, once
 	for i, nd := range tx.nodes {
-		ws := nameWords(nd.name)
-		if len(ws) > 0 && len(ws) <= maxPhrase && !(strict && len(ws) == 1 && inAncestorName(tx, i, ws[0])) {
+		names[i] = nameWords(nd.name)
+	}
+	for i := range tx.nodes {
+		ws := names[i]
+		if len(ws) > 0 && len(ws) <= maxPhrase && !(strict && len(ws) == 1 && inAncestorName(tx, names, i, ws[0])) {
 			add(strings.Join(ws, " "), i, weightStrong)
 		}
 		if len(ws) > 1 {
 			for _, w := range ws {
-				if len(w) > 2 && !genericNameWords[w] && !(strict && (inAncestorName(tx, i, w) || everyday != nil && everyday(w))) {
+				if len(w) > 2 && !genericNameWords[w] && !(strict && (inAncestorName(tx, names, i, w) || everyday != nil && everyday(w))) {
 					add(w, i, weightNameTok)
 				}
 			}
@@ -203,11 +207,11 @@ func nameWords(name string) []string {
 	return ws
 }
 
-// inAncestorName reports whether stem w is a word of the name of one of
-// node i's ancestors.
-func inAncestorName(tx *taxonomy, i int, w string) bool {
+// inAncestorName reports whether stem w is one of the words (names, by
+// node) of the name of one of node i's ancestors.
+func inAncestorName(tx *taxonomy, names [][]string, i int, w string) bool {
 	for a := tx.nodes[i].parent; a >= 0; a = tx.nodes[a].parent {
-		if slices.Contains(nameWords(tx.nodes[a].name), w) {
+		if slices.Contains(names[a], w) {
 			return true
 		}
 	}

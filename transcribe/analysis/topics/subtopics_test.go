@@ -115,7 +115,8 @@ func scoreSubtopics(c *Classifier, docs []topicdata.Doc) subScore {
 // part EARSHOT_TOPICS_SPLIT names), whether the classifier's first
 // subcategory label is the group's, the mean reciprocal rank of the
 // group's label, and how often a wrong subcategory of the same tier-1
-// category is given as relevant as the right one (within 10 %) or more:
+// category is given as relevant as the right one (within 10 %) or more,
+// or is given while the right one is not:
 // the sibling labels a story about a browser got ("Photo Editing
 // Software" 0.99). Next to the keyword profiles alone in the same run.
 func Test20NewsSubtopics(t *testing.T) {
